@@ -1,0 +1,331 @@
+"""The seven actions of Phase II (R6), one function group each.
+
+``run_action`` applies the plain per-action bonuses of the spirits in play
+(``cards.action_bonus``: Imp, Salamander, Unicorn, Undine, Fairy, Golem, ...)
+and hands over to the action's own function. Every action ends with
+``finish_action``: its pending draws are made, then Phase III starts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import BONUS_FIELDS
+from . import abilities
+from .constants import (
+    ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, NUM_ACTIONS, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
+    TARGET_1, Phase, action_of_number,
+)
+from .state import PEND_HAND, PEND_STONE, State
+from .zones import colour_counts, ordered_choice_mask, request_draws, take_mana
+
+FAITH_CAP = 10  # R1.4
+VP, FAITH, CARDS, STONES, FLIPS, STEAL, VP_PER_GIFT = range(len(BONUS_FIELDS))  # columns of the bonus tables
+
+
+def gain_faith(state: State, g: np.ndarray, p: np.ndarray, n) -> None:
+    """Faith is capped at 10: any gain beyond is lost (R1.4)."""
+    state.faith[g, p] = np.minimum(state.faith[g, p] + n, FAITH_CAP)
+
+
+def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field: int) -> np.ndarray:
+    """(n,) total of one plain bonus for ``action`` over player p's spirits."""
+    return state.spirits[g, p].astype(np.int64) @ state.cards.action_bonus[action][:, field]
+
+
+def finish_action(state: State, g: np.ndarray) -> None:
+    """Make the action's pending draws (bonus cards included), then go to Phase III."""
+    request_draws(state, g, Phase.PHASE3)
+
+
+def _mask(n: int) -> np.ndarray:
+    return np.zeros((n, NUM_ACTIONS), dtype=bool)
+
+
+def run_action(state: State, g: np.ndarray) -> None:
+    """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
+    which = action_of_number(state.command_number[g])
+    for a in np.unique(which):
+        sub = g[which == a]
+        p = state.active_player[sub]
+        bonus = state.spirits[sub, p].astype(np.int64) @ state.cards.action_bonus[a]  # (n, fields)
+        state.vp[sub, p] += bonus[:, VP]
+        gain_faith(state, sub, p, bonus[:, FAITH])  # before any choice (Undine: "before you choose")
+        state.pend[sub, PEND_HAND] += bonus[:, CARDS]  # drawn with the action's own draws
+        state.pend[sub, PEND_STONE] += bonus[:, STONES]
+        _STARTS[a](state, sub, p)
+
+
+# ---- R6.1 Conquest --------------------------------------------------------------
+
+
+def _victims(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, P) other players with a VP chip that Conquest may steal (Valkyrie protects)."""
+    P = state.num_players
+    others = np.arange(P)[None, :] != p[:, None]
+    return others & (state.vp[g] > 0) & ~abilities.valkyrie_protected(state, g)
+
+
+def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
+    """VP per axe and sword icon; then steal 1 VP from one player (from the supply if nobody has one)."""
+    icons = state.spirits[g, p].astype(np.int64) @ state.cards.icons
+    state.vp[g, p] += icons[:, 0] + icons[:, 2]  # axe, sword
+    victims = _victims(state, g, p)
+    baal = abilities.baal_count(state, g, p)
+    none = ~victims.any(1)
+    state.vp[g[none], p[none]] += 1  # R6.1: nobody to steal from: from the supply
+    all_of_them = ~none & (baal > 0)
+    if all_of_them.any():  # Baal: steal from every victim instead of one
+        b, pb = g[all_of_them], p[all_of_them]
+        per_victim = baal[all_of_them] + action_bonus(state, b, pb, CONQUEST, STEAL)
+        taken = np.minimum(state.vp[b], per_victim[:, None]) * victims[all_of_them]
+        state.vp[b] -= taken
+        state.vp[b, pb] += taken.sum(1)
+    finish_action(state, g[none | all_of_them])
+    choose = g[~none & (baal == 0)]
+    state.phase[choose] = Phase.CONQUEST_TARGET
+
+
+def conquest_target_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """TARGET_i: the player i seats to the left, if they can be stolen from."""
+    P = state.num_players
+    p = state.active_player[g]
+    victims = _victims(state, g, p)
+    mask = _mask(g.size)
+    for i in range(1, P):
+        mask[:, TARGET_1 + i - 1] = victims[np.arange(g.size), (p + i) % P]
+    return mask
+
+
+def apply_conquest_target(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    P = state.num_players
+    p = state.active_player[g]
+    victim = (p + action - TARGET_1 + 1) % P
+    n = np.minimum(state.vp[g, victim], 1 + action_bonus(state, g, p, CONQUEST, STEAL))  # Ifrit: 1 more each
+    state.vp[g, victim] -= n
+    state.vp[g, p] += n
+    finish_action(state, g)
+
+
+# ---- R6.2 Research --------------------------------------------------------------
+
+
+def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
+    """Score 1 VP per stone first, then turn face-up mana into stones (1, +1 per Homunculus)."""
+    state.vp[g, p] += state.stones[g, p].sum(1, dtype=np.int64)
+    state.count[g] = 1 + action_bonus(state, g, p, RESEARCH, FLIPS)
+    state.floor[g] = MANA_0
+    has_mana = state.mana[g, p].sum(1, dtype=np.int64) > 0
+    state.phase[g[has_mana]] = Phase.RESEARCH_FLIP
+    finish_action(state, g[~has_mana])
+
+
+def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
+    p = state.active_player[g]
+    mana = colour_counts(state, state.mana[g, p])
+    mask = _mask(g.size)
+    needed = np.minimum(state.count[g], mana.sum(1))
+    mask[:, MANA_0 : MANA_0 + 5] = ordered_choice_mask(mana, state.floor[g] - MANA_0, needed)
+    return mask
+
+
+def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    p = state.active_player[g]
+    k = take_mana(state, g, p, action - MANA_0)
+    state.stones[g, p, k] += 1
+    state.floor[g] = action
+    state.count[g] -= 1
+    done = (state.count[g] == 0) | (state.mana[g, p].sum(1, dtype=np.int64) == 0)
+    finish_action(state, g[done])
+
+
+# ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------
+
+
+def to_choice(phase: Phase):
+    def start(state: State, g: np.ndarray, p: np.ndarray) -> None:
+        state.phase[g] = phase
+
+    return start
+
+
+def apply_alchemy(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """(a) draw 1 card and gain a stone, or (b) gain 1 faith and gain a stone."""
+    p = state.active_player[g]
+    a = action == OPTION_A
+    state.pend[g, PEND_HAND] += a
+    gain_faith(state, g[~a], p[~a], 1)
+    state.pend[g, PEND_STONE] += 1
+    finish_action(state, g)
+
+
+def apply_pilgrimage(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """(a) gain VP equal to your faith (keeping it), or (b) draw 1 card and gain 1 faith."""
+    p = state.active_player[g]
+    a = action == OPTION_A
+    state.vp[g[a], p[a]] += state.faith[g[a], p[a]]
+    state.pend[g[~a], PEND_HAND] += 1
+    gain_faith(state, g[~a], p[~a], 1)
+    finish_action(state, g)
+
+
+# ---- R6.4 Prayer ------------------------------------------------------------------
+
+PRAYER_DRAW = 2
+PRAYER_HAND_SIZE = 5
+
+
+def apply_prayer(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """(a) draw 2 cards, or (b) discard any number of cards, then draw up to 5."""
+    a = action == OPTION_A
+    state.pend[g[a], PEND_HAND] += PRAYER_DRAW
+    finish_action(state, g[a])
+    b = g[~a]
+    state.floor[b] = 0
+    has_cards = state.hand[b, state.active_player[b]].sum(1, dtype=np.int64) > 0
+    state.phase[b[has_cards]] = Phase.PRAYER_DISCARD
+    _prayer_refill(state, b[~has_cards])
+
+
+def prayer_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """CARD_k (kinds in ascending order) to discard one more, NO to stop (zero is allowed)."""
+    hand = state.hand[g, state.active_player[g]]
+    mask = _mask(g.size)
+    kinds = np.arange(hand.shape[1])
+    mask[:, : hand.shape[1]] = (hand > 0) & (kinds[None] >= state.floor[g][:, None])
+    mask[:, NO] = True
+    return mask
+
+
+def apply_prayer_discard(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    d = action != NO
+    gd, k = g[d], action[d]
+    p = state.active_player[gd]
+    state.hand[gd, p, k] -= 1
+    state.discard[gd, k] += 1
+    state.floor[gd] = k
+    empty = state.hand[gd, p].sum(1, dtype=np.int64) == 0
+    _prayer_refill(state, np.concatenate([g[~d], gd[empty]]))
+
+
+def _prayer_refill(state: State, g: np.ndarray) -> None:
+    """Draw until the hand holds 5 (Dryad's extra card, already pending, comes on top)."""
+    hand_n = state.hand[g, state.active_player[g]].sum(1, dtype=np.int64)
+    state.pend[g, PEND_HAND] += np.maximum(PRAYER_HAND_SIZE - hand_n, 0)
+    finish_action(state, g)
+
+
+# ---- R6.5 Festival ------------------------------------------------------------------
+
+FESTIVAL_REVEAL = 2
+
+
+def festival(state: State, g: np.ndarray, p: np.ndarray) -> None:
+    """Gain 1 faith first, then reveal 2 cards from the deck (publicly)."""
+    gain_faith(state, g, p, 1)
+    state.offer_public[g] = True
+    request_draws(state, g, Phase.FESTIVAL_RESOLVE, offer=FESTIVAL_REVEAL)
+
+
+def run_festival_resolve(state: State, g: np.ndarray) -> None:
+    """Both cards to the mana row if another player now has lower faith (or with a Treant);
+    otherwise the player picks one."""
+    p = state.active_player[g]
+    faith = abilities.compared_faith(state, g)
+    mine = faith[np.arange(g.size), p]
+    others = np.arange(state.num_players)[None, :] != p[:, None]
+    lower = ((faith < mine[:, None]) & others).any(1)
+    both = lower | (abilities.treant_count(state, g, p) > 0)
+    b, pb = g[both], p[both]
+    state.mana[b, pb] += state.offer[b]
+    state.offer[b] = 0
+    finish_action(state, b)
+    pick = g[~both]
+    empty = state.offer[pick].sum(1, dtype=np.int64) == 0
+    finish_action(state, pick[empty])
+    state.phase[pick[~empty]] = Phase.FESTIVAL_PICK
+
+
+def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """CARD_k for each kind on offer (Festival pick, Phase III keep)."""
+    mask = _mask(g.size)
+    mask[:, : state.offer.shape[1]] = state.offer[g] > 0
+    return mask
+
+
+def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
+    """The chosen card goes into the mana row, the other to the discard pile."""
+    state.mana[g, state.active_player[g], k] += 1
+    state.offer[g, k] -= 1
+    state.discard[g] += state.offer[g]
+    state.offer[g] = 0
+    finish_action(state, g)
+
+
+# ---- R6.6 Inquisition -----------------------------------------------------------------
+
+
+def inquisition(state: State, g: np.ndarray, p: np.ndarray) -> None:
+    """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
+    state.seat[g] = 1
+    request_draws(state, g, Phase.INQUISITION_NEXT, hand=2 if state.num_players == 4 else 3)
+
+
+def run_inquisition_next(state: State, g: np.ndarray) -> None:
+    """Find the next giver, from the active player's left: lower (compared) faith than the active player."""
+    P = state.num_players
+    p = state.active_player[g]
+    rows = np.arange(g.size)
+    faith = abilities.compared_faith(state, g)
+    mine = faith[rows, p]
+    seats = np.arange(1, P)
+    givers = (p[:, None] + seats[None]) % P
+    eligible = (faith[rows[:, None], givers] < mine[:, None]) & (seats[None] >= state.seat[g][:, None])
+    found = eligible.any(1)
+    state.current_player[g] = p
+    finish_action(state, g[~found])
+    f = g[found]
+    if not f.size:
+        return
+    seat = seats[np.argmax(eligible[found], axis=1)]
+    giver = givers[found, seat - 1]
+    empty = state.hand[f, giver].sum(1, dtype=np.int64) == 0
+    # R8.2: a giver with an empty hand gives the top card of the deck
+    e = f[empty]
+    state.seat[e] = seat[empty] + 1
+    pe = state.active_player[e]
+    state.vp[e, pe] += action_bonus(state, e, pe, INQUISITION, VP_PER_GIFT)
+    request_draws(state, e, Phase.INQUISITION_NEXT, hand=1)
+    h = f[~empty]
+    state.seat[h] = seat[~empty]
+    state.current_player[h] = giver[~empty]
+    state.phase[h] = Phase.INQUISITION_GIFT
+
+
+def gift_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """CARD_k: a card of the giver's (the current player's) hand."""
+    mask = _mask(g.size)
+    hand = state.hand[g, state.current_player[g]]
+    mask[:, : hand.shape[1]] = hand > 0
+    return mask
+
+
+def apply_gift(state: State, g: np.ndarray, k: np.ndarray) -> None:
+    giver, p = state.current_player[g], state.active_player[g]
+    state.hand[g, giver, k] -= 1
+    state.hand[g, p, k] += 1
+    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT)  # Succubus
+    state.seat[g] += 1
+    state.current_player[g] = p
+    state.phase[g] = Phase.INQUISITION_NEXT
+
+
+_STARTS = {
+    CONQUEST: conquest,
+    RESEARCH: research,
+    ALCHEMY: to_choice(Phase.ALCHEMY),
+    PRAYER: to_choice(Phase.PRAYER),
+    FESTIVAL: festival,
+    INQUISITION: inquisition,
+    PILGRIMAGE: to_choice(Phase.PILGRIMAGE),
+}

@@ -1,0 +1,339 @@
+"""The batched engine: ``init``, ``step``, ``refresh``.
+
+Each game is a small state machine (``state.phase``). A step applies one
+action per unfinished game, grouped by phase, then *advances*: internal
+phases (drawing, passing the turn, ...) run by themselves, and decisions
+with a single legal action are taken, until every game waits for a real
+choice or is over. Games in different phases advance in the same call; the
+work per call is a few numpy operations per phase present, never a Python
+loop over games.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from ..cards import TOTAL_CARDS, CardSet, load_cards
+from . import abilities, actions, payment, rng, turn, zones
+from .constants import (
+    ACTION_NAMES, CARD_0, MANA_0, NO, NUM_ACTIONS, NUM_PHASES, OPTION_A, OPTION_B, YES, Phase,
+)
+from .state import State, empty_state
+
+DEFAULT_MAX_TURNS = 200
+INITIAL_HAND, INITIAL_MANA, INITIAL_FAITH = 6, 2, 1  # R2.3, R2.4
+
+MaskFn = Callable[[State, np.ndarray], np.ndarray]
+ApplyFn = Callable[[State, np.ndarray, np.ndarray], None]
+
+
+def _fixed(*legal: int) -> MaskFn:
+    row = np.zeros(NUM_ACTIONS, dtype=bool)
+    row[list(legal)] = True
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(row, (g.size, NUM_ACTIONS))
+
+    return mask
+
+
+def _on_cards(fn: MaskFn) -> MaskFn:
+    """Place a (n, K) mask over the CARD_k actions."""
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        out = np.zeros((g.size, NUM_ACTIONS), dtype=bool)
+        m = fn(state, g)
+        out[:, CARD_0 : CARD_0 + m.shape[1]] = m
+        return out
+
+    return mask
+
+
+def _on_units(fn: MaskFn) -> MaskFn:
+    """Place a (n, 6) mask over MANA_BLACK..MANA_BLUE, STONE."""
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        out = np.zeros((g.size, NUM_ACTIONS), dtype=bool)
+        out[:, MANA_0 : MANA_0 + 6] = fn(state, g)
+        return out
+
+    return mask
+
+
+def _as_unit(fn: ApplyFn) -> ApplyFn:
+    """Call fn with the unit index (0..4 colours, 5 stone) instead of the action id."""
+    return lambda state, g, action: fn(state, g, action - MANA_0)
+
+
+_YES_NO = _fixed(YES, NO)
+_OPTIONS = _fixed(OPTION_A, OPTION_B)
+
+#: Decision phases: (legal-action mask, apply the chosen action).
+DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
+    Phase.COMMAND: (turn.command_mask, turn.apply_command),
+    Phase.LEPRECHAUN: (_YES_NO, abilities.apply_leprechaun),
+    Phase.LEPRECHAUN_DISCARD: (abilities.leprechaun_discard_mask, abilities.apply_leprechaun_discard),
+    Phase.ASMODAI: (_YES_NO, abilities.apply_asmodai),
+    Phase.MAIN: (turn.main_mask, turn.apply_main),
+    Phase.BALDANDERS: (abilities.baldanders_mask, abilities.apply_baldanders),
+    Phase.PAY: (_on_units(payment.pay_mask), _as_unit(payment.apply_pay)),
+    Phase.NIGHTMARE_HAND: (_on_cards(zones.discard_hand_mask), zones.apply_discard_hand),
+    Phase.NIGHTMARE_MANA: (_on_units(zones.discard_mana_mask), _as_unit(zones.apply_discard_mana)),
+    Phase.CONQUEST_TARGET: (actions.conquest_target_mask, actions.apply_conquest_target),
+    Phase.RESEARCH_FLIP: (actions.research_flip_mask, actions.apply_research_flip),
+    Phase.ALCHEMY: (_OPTIONS, actions.apply_alchemy),
+    Phase.PRAYER: (_OPTIONS, actions.apply_prayer),
+    Phase.PRAYER_DISCARD: (actions.prayer_discard_mask, actions.apply_prayer_discard),
+    Phase.FESTIVAL_PICK: (actions.offer_mask, actions.apply_festival_pick),
+    Phase.INQUISITION_GIFT: (actions.gift_mask, actions.apply_gift),
+    Phase.PILGRIMAGE: (_OPTIONS, actions.apply_pilgrimage),
+    Phase.KEEP: (actions.offer_mask, turn.apply_keep),
+    Phase.BELIAL: (abilities.belial_mask, abilities.apply_belial),
+    Phase.DECLARE: (_YES_NO, turn.apply_declare),
+    Phase.SHORTAGE_HAND: (_on_cards(zones.discard_hand_mask), zones.apply_discard_hand),
+    Phase.SHORTAGE_MANA: (_on_units(zones.discard_mana_mask), _as_unit(zones.apply_discard_mana)),
+}
+
+#: Internal phases: run by the engine itself.
+AUTOMATIC: dict[Phase, Callable[[State, np.ndarray], None]] = {
+    Phase.TURN_START: turn.run_turn_start,
+    Phase.LEPRECHAUN_DRAWN: abilities.run_leprechaun_drawn,
+    Phase.COMMAND_START: turn.run_command_start,
+    Phase.COMMAND_DONE: turn.run_command_done,
+    Phase.SUMMON_DONE: turn.run_summon_done,
+    Phase.ACTION: actions.run_action,
+    Phase.FESTIVAL_RESOLVE: actions.run_festival_resolve,
+    Phase.INQUISITION_NEXT: actions.run_inquisition_next,
+    Phase.PHASE3: turn.run_phase3,
+    Phase.KEEP_START: turn.run_keep_start,
+    Phase.END_TURN: turn.run_end_turn,
+    Phase.DECLARE_CHECK: turn.run_declare_check,
+    Phase.NEXT_TURN: turn.run_next_turn,
+    Phase.DRAW: zones.run_draw,
+    Phase.DISCARD_NEXT: zones.run_discard_next,
+}
+
+_IS_AUTO = np.zeros(NUM_PHASES, dtype=bool)
+_IS_AUTO[[int(p) for p in AUTOMATIC]] = True
+assert set(DECISIONS) | set(AUTOMATIC) | {Phase.GAME_OVER} == set(Phase)
+
+
+def _groups(state: State, g: np.ndarray) -> list[tuple[Phase, np.ndarray]]:
+    """Split games g by phase, up front: [(phase, positions into g), ...]."""
+    ph = state.phase[g]
+    counts = np.bincount(ph, minlength=NUM_PHASES)
+    present = np.nonzero(counts)[0]
+    if present.size == 1:
+        return [(Phase(int(present[0])), np.arange(g.size))]
+    order = np.argsort(ph, kind="stable")
+    ends = np.cumsum(counts)
+    return [(Phase(int(p)), order[ends[p] - counts[p] : ends[p]]) for p in present]
+
+
+def _apply(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """Apply one (legal) action per game g, each by its phase's handler."""
+    for phase, pos in _groups(state, g):
+        DECISIONS[phase][1](state, g[pos], action[pos])
+
+
+def _compute_masks(state: State, g: np.ndarray) -> np.ndarray:
+    """Fill ``legal_action_mask`` for games g (all waiting for a decision)."""
+    for phase, pos in _groups(state, g):
+        state.legal_action_mask[g[pos]] = DECISIONS[phase][0](state, g[pos])
+    return state.legal_action_mask[g]
+
+
+def _advance(state: State, g: np.ndarray) -> None:
+    """Run internal phases and single-choice decisions until games g wait for a real choice."""
+    pending = np.sort(g)
+    while pending.size:
+        auto = _IS_AUTO[state.phase[pending]]
+        if auto.any():
+            todo = pending[auto]
+            for phase, pos in _groups(state, todo):
+                AUTOMATIC[phase](state, todo[pos])
+            continue
+        live = pending[state.phase[pending] != Phase.GAME_OVER]
+        masks = _compute_masks(state, live)
+        n_legal = masks.sum(1)
+        if (n_legal == 0).any():
+            b = live[n_legal == 0][0]
+            raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(state.phase[b]).name}")
+        forced = live[n_legal == 1]
+        if not forced.size:
+            return
+        _apply(state, forced, np.argmax(state.legal_action_mask[forced], axis=1))
+        pending = forced
+
+
+# ---- public API ---------------------------------------------------------------------
+
+
+def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        allowed = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return int(value)
+
+
+def _seeds(seed, batch: int) -> np.ndarray:
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        return np.int64(seed) + np.arange(batch, dtype=np.int64)
+    arr = np.asarray(seed)
+    if arr.shape != (batch,) or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"seed must be an int or an integer array of shape ({batch},), got {seed!r}")
+    return arr.astype(np.int64)
+
+
+def init(
+    num_envs: int = 1,
+    num_players: int = 2,
+    seed=0,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    card_file=None,
+    cards: CardSet | None = None,
+) -> State:
+    """Set up ``num_envs`` games of ``num_players`` (R2) and advance each to its first decision.
+
+    ``seed``: an int ``s`` (games get seeds ``s, s+1, ...``) or a (B,) int array.
+    ``max_turns``: turns (all players together) after which a game with no end
+    declaration is truncated (R7.5). ``card_file``: another card file of the
+    same schema (or pass a loaded ``cards``).
+    """
+    B = _check_int("num_envs", num_envs, 1)
+    P = _check_int("num_players", num_players, 2, 4)
+    max_turns = _check_int("max_turns", max_turns, 1)
+    seeds = _seeds(seed, B)
+    if cards is None:
+        cards = load_cards(card_file)
+    state = empty_state(B, P, max_turns, cards)
+    state.rng_key[:] = rng.seed_keys(seeds)
+    state.deck[:] = cards.copies  # R2.2
+    state.faith[:] = INITIAL_FAITH
+    every = np.arange(B)
+    for p in range(P):  # R2.3: 6 cards each
+        for _ in range(INITIAL_HAND):
+            state.hand[every, p, zones.draw_from_deck(state, every)] += 1
+    for p in range(P):  # R2.4: 2 mana each, the second is the head
+        for _ in range(INITIAL_MANA):
+            k = zones.draw_from_deck(state, every)
+            state.mana[every, p, k] += 1
+        state.head[:, p] = k
+    state.active_player[:] = rng.randint(state.rng_key, state.rng_counter, every, np.full(B, P))  # R2.5
+    state.phase[:] = Phase.TURN_START
+    _advance(state, every)
+    return state
+
+
+def _check_actions(state: State, actions) -> np.ndarray:
+    B = state.batch_size
+    a = np.asarray(actions)
+    if a.shape != (B,):
+        raise ValueError(f"actions must have shape ({B},): one action id per game; got shape {a.shape}")
+    if not np.issubdtype(a.dtype, np.integer):
+        raise ValueError(f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}); got dtype {a.dtype}")
+    live = ~(state.terminated | state.truncated)
+    a = a.astype(np.int64)
+    in_range = (a >= 0) & (a < NUM_ACTIONS)
+    legal = in_range & state.legal_action_mask[np.arange(B), np.clip(a, 0, NUM_ACTIONS - 1)]
+    bad = np.nonzero(live & ~legal)[0]
+    if bad.size:
+        lines = [describe_illegal(state, int(b), int(a[b])) for b in bad[:5]]
+        more = f" (and {bad.size - 5} more games)" if bad.size > 5 else ""
+        raise ValueError("illegal action: " + "; ".join(lines) + more)
+    return a
+
+
+def describe_illegal(state: State, b: int, a: int) -> str:
+    """Words for an illegal action in game b: the action, the phase and what is allowed."""
+    name = ACTION_NAMES[a] if 0 <= a < NUM_ACTIONS else "not an action id"
+    legal = [ACTION_NAMES[i] for i in np.nonzero(state.legal_action_mask[b])[0]]
+    return (
+        f"game {b}: action {a} ({name}) is not legal for player {int(state.current_player[b])} "
+        f"in phase {Phase(int(state.phase[b])).name}; legal actions: {', '.join(legal)}"
+    )
+
+
+def step(state: State, actions) -> State:
+    """Apply one action per game (ignored for finished games) and advance to the next decisions.
+
+    Updates ``state`` in place and returns it. Raises ``ValueError`` (state
+    unchanged) if an action has the wrong shape/dtype or is illegal.
+    """
+    a = _check_actions(state, actions)
+    state.rewards[:] = 0.0
+    live = np.nonzero(~(state.terminated | state.truncated))[0]
+    if live.size:
+        _apply(state, live, a[live])
+        _advance(state, live)
+    return state
+
+
+def refresh(state: State) -> State:
+    """Recompute the derived data after zone arrays were edited by hand.
+
+    Allowed for games waiting for their command card (after ``init`` or at a
+    turn's start). Checks that every kind's copies add up and that faith, VP
+    and heads are valid, then re-derives the turn-start decision (Leprechaun
+    or command) and the legal actions. Never advances a game.
+    """
+    live = np.nonzero(~(state.terminated | state.truncated))[0]
+    at_start = np.isin(state.phase[live], [Phase.COMMAND, Phase.LEPRECHAUN])
+    if not at_start.all():
+        b = live[~at_start][0]
+        raise ValueError(
+            f"refresh: game {b} is in phase {Phase(int(state.phase[b])).name}; positions can only be "
+            "set up while a game waits for its command card (after init or at a turn's start)"
+        )
+    _check_position(state, live)
+    saved = state.phase[live].copy()
+    state.phase[live] = Phase.TURN_START
+    turn.run_turn_start(state, live)
+    cmd = live[state.phase[live] == Phase.COMMAND_START]
+    empty = state.hand[cmd, state.active_player[cmd]].sum(1) == 0
+    if empty.any():
+        state.phase[live] = saved
+        raise ValueError(
+            f"refresh: in game {cmd[empty][0]} the active player has no card in hand; the command card "
+            "would come from the deck, which refresh does not do. Give the player a card."
+        )
+    state.phase[cmd] = Phase.COMMAND
+    state.legal_action_mask[:] = False
+    _compute_masks(state, live)
+    return state
+
+
+def _check_position(state: State, g: np.ndarray) -> None:
+    cards = state.cards
+    zones_ = {
+        "hand": state.hand[g].sum(1), "spirits": state.spirits[g].sum(1), "mana": state.mana[g].sum(1),
+        "stones": state.stones[g].sum(1), "deck": state.deck[g], "discard": state.discard[g], "offer": state.offer[g],
+    }
+    for name, z in zones_.items():
+        if (z < 0).any() or (getattr(state, name)[g] < 0).any():
+            raise ValueError(f"refresh: negative card count in {name}")
+    if (state.offer[g] != 0).any():
+        raise ValueError("refresh: offer must be empty at a turn's start")
+    per_kind = sum(z.astype(np.int64) for z in zones_.values())
+    wrong = per_kind != cards.copies[None]
+    if wrong.any():
+        i, k = np.argwhere(wrong)[0]
+        raise ValueError(
+            f"refresh: game {g[i]} has {per_kind[i, k]} cards of {cards.label(k)} over all zones; "
+            f"it must be {cards.copies[k]} (110 cards in all, R1.1)"
+        )
+    assert per_kind.sum(1).max(initial=TOTAL_CARDS) == TOTAL_CARDS
+    if ((state.faith[g] < 0) | (state.faith[g] > 10)).any():
+        raise ValueError("refresh: faith must be 0..10 (R1.4)")
+    if (state.vp[g] < 0).any():
+        raise ValueError("refresh: VP chips cannot be negative")
+    head = state.head[g]
+    if ((head < -1) | (head >= cards.num_kinds)).any():
+        raise ValueError("refresh: head must be a kind 0..29 or -1")
+    rows, players = np.nonzero(head >= 0)
+    if (state.mana[g[rows], players, head[rows, players]] < 1).any():
+        raise ValueError("refresh: a head must be one of its owner's mana cards")

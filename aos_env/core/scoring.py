@@ -1,0 +1,58 @@
+"""Final scores (R7.3), the winner with its tie-break (R7.4) and terminal rewards."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .constants import Phase
+from .state import State
+
+
+def final_scores(state: State) -> np.ndarray:
+    """(B, P) VP chips + printed points + game-end abilities (Titania, Chimera, Ouroboros, Seraph).
+
+    Defined at any moment (it is what the score would be if the game ended now).
+    """
+    cards = state.cards
+    spirits = state.spirits.astype(np.int64)
+    icons = spirits @ cards.icons  # (B, P, 5)
+    # sources in cards.SCORE_SOURCES order: 5 icons, full icon sets, stones, faith
+    sources = np.concatenate(
+        [
+            icons,
+            icons.min(axis=2, keepdims=True),
+            state.stones.sum(2, dtype=np.int64)[..., None],
+            state.faith.astype(np.int64)[..., None],
+        ],
+        axis=2,
+    )
+    game_end = ((spirits @ cards.score) * sources).sum(2)  # per copy: vp per unit x units
+    return state.vp + spirits @ cards.points + game_end
+
+
+def winners(state: State, g: np.ndarray) -> np.ndarray:
+    """(n,) the winner of each game: highest score; ties go to the tied player nearest
+    the declarer's left, so the declarer never wins a tie (R7.4)."""
+    P = state.num_players
+    scores = final_scores(state)[g]
+    best = scores == scores.max(1, keepdims=True)
+    declarer = np.maximum(state.declarer[g], 0)
+    order = (np.arange(P)[None, :] - declarer[:, None] - 1) % P  # 0 = declarer's left, P-1 = declarer
+    return np.argmin(np.where(best, order, P), axis=1)
+
+
+def end_games(state: State, g: np.ndarray, truncated: bool) -> None:
+    """Finish games g: winner +1, others -1/(P-1); a truncated game (R7.5) gives 0 to all."""
+    if not g.size:
+        return
+    P = state.num_players
+    if truncated:
+        state.truncated[g] = True
+    else:
+        state.terminated[g] = True
+        w = winners(state, g)
+        rewards = np.full((g.size, P), -1.0 / (P - 1), dtype=np.float32)
+        rewards[np.arange(g.size), w] = 1.0
+        state.rewards[g] = rewards
+    state.phase[g] = Phase.GAME_OVER
+    state.legal_action_mask[g] = False

@@ -1,0 +1,125 @@
+"""The batched game state: a struct of numpy arrays, leading dimension B."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..cards import CardSet
+from .constants import NUM_ACTIONS, Phase
+
+K = 30
+
+# Columns of State.pend, in the order pending draws are resolved (zones.run_draw).
+PEND_CMD, PEND_HAND, PEND_MANA, PEND_STONE, PEND_OFFER = range(5)
+
+ZONE_DTYPE = np.int8  # at most 4 copies of a kind in any zone
+INT = np.int32
+
+
+@dataclass
+class State:
+    """A batch of B games of P players.
+
+    The public fields are described in INTERFACE.md; the ones after
+    ``turn`` are the engine's bookkeeping for decisions in progress.
+    """
+
+    num_players: int
+    max_turns: int
+    cards: CardSet = field(repr=False)
+    # -- public (INTERFACE.md) --
+    current_player: np.ndarray  # (B,)
+    active_player: np.ndarray  # (B,)
+    legal_action_mask: np.ndarray  # (B, A) bool
+    rewards: np.ndarray  # (B, P) float32
+    terminated: np.ndarray  # (B,) bool
+    truncated: np.ndarray  # (B,) bool
+    hand: np.ndarray  # (B, P, K)
+    spirits: np.ndarray  # (B, P, K)
+    mana: np.ndarray  # (B, P, K) face-up mana, the waiting head included
+    head: np.ndarray  # (B, P) kind of the waiting head, -1 if none
+    stones: np.ndarray  # (B, P, K) by hidden kind
+    vp: np.ndarray  # (B, P)
+    faith: np.ndarray  # (B, P)
+    deck: np.ndarray  # (B, K)
+    discard: np.ndarray  # (B, K)
+    offer: np.ndarray  # (B, K)
+    phase: np.ndarray  # (B,) Phase values
+    command_number: np.ndarray  # (B,)
+    declarer: np.ndarray  # (B,) -1 if none
+    turn: np.ndarray  # (B,) turns played so far
+    # -- internal --
+    rng_key: np.ndarray  # (B,) uint64
+    rng_counter: np.ndarray  # (B,) uint64
+    cmd_card: np.ndarray  # (B,) kind of this turn's command card, -1 if none
+    head_number: np.ndarray  # (B,) number of the head the command card went onto (0 if none)
+    summon_kind: np.ndarray  # (B,) spirit being summoned, -1 if none
+    pay_need: np.ndarray  # (B, 5) coloured symbols of the cost being paid
+    pay_any: np.ndarray  # (B,) "any" symbols of the cost being paid
+    paid: np.ndarray  # (B, 6) units paid so far: 5 colours, then stones
+    count: np.ndarray  # (B,) choices left in a repeated decision
+    floor: np.ndarray  # (B,) lowest action id allowed next in a repeated decision
+    pend: np.ndarray  # (B, 5) pending draws per destination (PEND_*)
+    after_draw: np.ndarray  # (B,) phase to continue with once the draws are done
+    offer_public: np.ndarray  # (B,) bool: offer revealed to all (Festival) or only to the active player
+    seat: np.ndarray  # (B,) seat offset from the active player (Inquisition givers, discards)
+    disc_shortage: np.ndarray  # (B,) bool: the discard round is R8.3's (else Nightmare's)
+    disc_return: np.ndarray  # (B,) phase to continue with after a discard round
+    last_turn: np.ndarray  # (B,) index of the final turn once the end is declared
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.phase.shape[0])
+
+    def copy(self) -> "State":
+        """A deep copy (the card tables are shared: they are read-only)."""
+        return dataclasses.replace(
+            self,
+            **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self) if _is_array(self, f.name)},
+        )
+
+    def take(self, idx: np.ndarray) -> "State":
+        """A new batch made of games ``idx`` of this one (copies; repeats allowed)."""
+        idx = np.asarray(idx)
+        return dataclasses.replace(
+            self, **{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self) if _is_array(self, f.name)}
+        )
+
+    def put(self, idx: np.ndarray, other: "State") -> None:
+        """Write the games of ``other`` into positions ``idx`` of this batch."""
+        for f in dataclasses.fields(self):
+            if _is_array(self, f.name):
+                getattr(self, f.name)[idx] = getattr(other, f.name)
+
+
+def _is_array(state: State, name: str) -> bool:
+    return isinstance(getattr(state, name), np.ndarray)
+
+
+def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet) -> State:
+    """All-zero state of the right shapes (init fills it)."""
+    B, P = batch, num_players
+
+    def z(*shape, dtype=INT):
+        return np.zeros(shape, dtype=dtype)
+
+    return State(
+        num_players=P, max_turns=max_turns, cards=cards,
+        current_player=z(B), active_player=z(B),
+        legal_action_mask=z(B, NUM_ACTIONS, dtype=bool), rewards=z(B, P, dtype=np.float32),
+        terminated=z(B, dtype=bool), truncated=z(B, dtype=bool),
+        hand=z(B, P, K, dtype=ZONE_DTYPE), spirits=z(B, P, K, dtype=ZONE_DTYPE),
+        mana=z(B, P, K, dtype=ZONE_DTYPE), head=np.full((B, P), -1, INT),
+        stones=z(B, P, K, dtype=ZONE_DTYPE), vp=z(B, P), faith=z(B, P),
+        deck=z(B, K, dtype=ZONE_DTYPE), discard=z(B, K, dtype=ZONE_DTYPE), offer=z(B, K, dtype=ZONE_DTYPE),
+        phase=np.full(B, int(Phase.TURN_START), INT), command_number=z(B), declarer=np.full(B, -1, INT),
+        turn=z(B),
+        rng_key=z(B, dtype=np.uint64), rng_counter=z(B, dtype=np.uint64),
+        cmd_card=np.full(B, -1, INT), head_number=z(B), summon_kind=np.full(B, -1, INT),
+        pay_need=z(B, 5), pay_any=z(B), paid=z(B, 6), count=z(B), floor=z(B), pend=z(B, 5),
+        after_draw=z(B), offer_public=z(B, dtype=bool), seat=z(B), disc_shortage=z(B, dtype=bool),
+        disc_return=z(B), last_turn=z(B),
+    )

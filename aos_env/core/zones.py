@@ -1,0 +1,258 @@
+"""Moving cards between zones: drawing (R8.1-R8.3), mana by colour, stones, discards.
+
+Every function works on a batch of games ``g`` (an index array) at once;
+``p`` is then a same-length array of players.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import rng
+from .constants import MANA_0, Phase
+from .state import PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, State
+
+#: R8.3: the hand and mana limits when nothing is left to draw.
+SHORTAGE_LIMIT = 9
+
+
+def colour_counts(state: State, x: np.ndarray) -> np.ndarray:
+    """Counts by kind (..., K) -> counts by colour (..., 5)."""
+    return x.astype(np.int64) @ state.cards.colour_onehot
+
+
+def mana_total(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Face-up mana plus stones of player p (the waiting head counts, R4.3)."""
+    return state.mana[g, p].sum(1, dtype=np.int64) + state.stones[g, p].sum(1, dtype=np.int64)
+
+
+def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, 6) face-up mana by colour that may be given up, then stones.
+
+    The waiting head (the assisted card, R4.3) may not be chosen.
+    """
+    m = colour_counts(state, state.mana[g, p])
+    h = state.head[g, p]
+    has = h >= 0
+    m[np.nonzero(has)[0], state.cards.colour[h[has]]] -= 1
+    s = state.stones[g, p].sum(1, dtype=np.int64)
+    return np.concatenate([m, s[:, None]], axis=1)
+
+
+def ordered_choice_mask(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray) -> np.ndarray:
+    """Legal units of a repeated choice of ``needed`` units, made in ascending order.
+
+    A repeated choice (discards, payment, flips) picks a multiset; the engine
+    asks for its units in ascending action order so that each multiset is
+    reached by one path only. Unit ``u`` is legal if one is available, it is
+    not below ``floor`` and enough units remain at ``u`` or above to finish.
+    avail (n, U), floor (n,) relative unit index, needed (n,) -> (n, U) bool.
+    """
+    suffix = np.cumsum(avail[:, ::-1], axis=1)[:, ::-1]
+    units = np.arange(avail.shape[1])
+    return (avail > 0) & (units >= floor[:, None]) & (suffix >= needed[:, None])
+
+
+def take_mana(state: State, g: np.ndarray, p: np.ndarray, colour: np.ndarray) -> np.ndarray:
+    """Remove one face-up mana of ``colour`` (not the waiting head) and return its kind.
+
+    Mana cards of one colour are interchangeable in play, so the engine takes
+    the lowest kind of that colour: the choice only decides which card goes
+    on to the discard pile or becomes a stone.
+    """
+    avail = state.mana[g, p].astype(np.int64)
+    h = state.head[g, p]
+    has = np.nonzero(h >= 0)[0]
+    avail[has, h[has]] -= 1
+    avail *= state.cards.colour[None, :] == colour[:, None]
+    k = np.argmax(avail > 0, axis=1)
+    state.mana[g, p, k] -= 1
+    return k
+
+
+def take_stone(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Remove one of player p's stones, a random one (nobody knows their faces)."""
+    k = _random_kind(state, g, state.stones[g, p])
+    state.stones[g, p, k] -= 1
+    return k
+
+
+def draw_from_deck(state: State, g: np.ndarray) -> np.ndarray:
+    """Take a uniformly random card of each game's deck (which must not be empty)."""
+    k = _random_kind(state, g, state.deck[g])
+    state.deck[g, k] -= 1
+    return k
+
+
+def _random_kind(state: State, g: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """A kind drawn with probability proportional to counts (n, K), per game."""
+    cum = np.cumsum(counts, axis=1, dtype=np.int64)
+    r = rng.randint(state.rng_key, state.rng_counter, g, cum[:, -1])
+    return (cum <= r[:, None]).sum(1)
+
+
+def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
+    """Put one card of kind k[i] on game g[i]'s discard pile."""
+    state.discard[g, k] += 1
+
+
+def request_draws(state: State, g: np.ndarray, then: Phase, **counts: np.ndarray | int) -> None:
+    """Queue draws for the active player (keys: cmd, hand, mana, stone, offer), then go on to ``then``."""
+    cols = {"cmd": PEND_CMD, "hand": PEND_HAND, "mana": PEND_MANA, "stone": PEND_STONE, "offer": PEND_OFFER}
+    for key, n in counts.items():
+        state.pend[g, cols[key]] += n
+    state.after_draw[g] = then
+    state.phase[g] = Phase.DRAW
+
+
+def run_draw(state: State, g: np.ndarray) -> None:
+    """Phase.DRAW: resolve the pending draws, one card per game per round.
+
+    R8.1: an empty deck is refilled from the discard pile. R8.3: with both
+    empty, a discard round down to 9 cards and 9 mana starts (and the draw
+    resumes afterwards); if nobody has anything to discard the rest of the
+    draw is skipped.
+    """
+    todo = g
+    while todo.size:
+        waiting = state.pend[todo].any(axis=1)
+        done = todo[~waiting]
+        state.phase[done] = state.after_draw[done]
+        todo = todo[waiting]
+        if not todo.size:
+            break
+        empty = state.deck[todo].sum(1, dtype=np.int64) == 0
+        if empty.any():
+            e = todo[empty]
+            state.deck[e] += state.discard[e]  # R8.1 (a multiset needs no shuffling)
+            state.discard[e] = 0
+            dry = state.deck[e].sum(1, dtype=np.int64) == 0
+            if dry.any():
+                d = e[dry]
+                over = _over_limit(state, d, SHORTAGE_LIMIT, SHORTAGE_LIMIT)
+                start_discard_round(state, d[over], shortage=True, then=Phase.DRAW)
+                skip = d[~over]
+                state.pend[skip] = 0  # R8.3 [decision]: still nothing to draw: skip
+                state.phase[skip] = state.after_draw[skip]
+                todo = np.setdiff1d(todo, d, assume_unique=True)
+                if not todo.size:
+                    break
+        k = draw_from_deck(state, todo)
+        dest = np.argmax(state.pend[todo] > 0, axis=1)
+        state.pend[todo, dest] -= 1
+        act = state.active_player[todo]
+        for col, zone in ((PEND_HAND, state.hand), (PEND_MANA, state.mana), (PEND_STONE, state.stones)):
+            sel = dest == col
+            if sel.any():
+                zone[todo[sel], act[sel], k[sel]] += 1
+        sel = dest == PEND_OFFER
+        if sel.any():
+            state.offer[todo[sel], k[sel]] += 1
+        sel = dest == PEND_CMD
+        if sel.any():  # R3.1.2 / R8.2: the top card of the deck is played as command card
+            state.mana[todo[sel], act[sel], k[sel]] += 1
+            state.cmd_card[todo[sel]] = k[sel]
+
+
+# ---- discard rounds: Nightmare (6 cards, 7 mana) and R8.3 (9 and 9) ----------
+
+NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT = 6, 7
+
+
+def _limits(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    short = state.disc_shortage[g]
+    hand = np.where(short, SHORTAGE_LIMIT, NIGHTMARE_HAND_LIMIT)
+    mana = np.where(short, SHORTAGE_LIMIT, NIGHTMARE_MANA_LIMIT)
+    return hand, mana
+
+
+def _over_limit(state: State, g: np.ndarray, hand_limit, mana_limit) -> np.ndarray:
+    """(n,) True where some player holds more cards or mana than the limits."""
+    hand = state.hand[g].sum(2, dtype=np.int64)
+    mana = state.mana[g].sum(2, dtype=np.int64) + state.stones[g].sum(2, dtype=np.int64)
+    return ((hand > np.reshape(hand_limit, (-1, 1))) | (mana > np.reshape(mana_limit, (-1, 1)))).any(1)
+
+
+def start_discard_round(state: State, g: np.ndarray, shortage: bool, then: Phase) -> None:
+    """Every player, the active one first and then clockwise, discards down to the limits."""
+    state.disc_shortage[g] = shortage
+    state.disc_return[g] = then
+    state.seat[g] = 0
+    state.phase[g] = Phase.DISCARD_NEXT
+
+
+def run_discard_next(state: State, g: np.ndarray) -> None:
+    """Phase.DISCARD_NEXT: find the next player (from ``seat`` on) over a limit."""
+    P = state.num_players
+    hand_limit, mana_limit = _limits(state, g)
+    players = (state.active_player[g][:, None] + np.arange(P)) % P  # by seat offset
+    rows = np.arange(g.size)[:, None]
+    hand = state.hand[g].sum(2, dtype=np.int64)[rows, players]
+    mana = (state.mana[g].sum(2, dtype=np.int64) + state.stones[g].sum(2, dtype=np.int64))[rows, players]
+    hand_over = hand > hand_limit[:, None]
+    over = (hand_over | (mana > mana_limit[:, None])) & (np.arange(P) >= state.seat[g][:, None])
+    found = over.any(1)
+    fin = g[~found]
+    state.phase[fin] = state.disc_return[fin]
+    state.current_player[fin] = state.active_player[fin]
+    if not found.any():
+        return
+    f = g[found]
+    seat = np.argmax(over[found], axis=1)
+    state.seat[f] = seat
+    state.current_player[f] = players[found, seat]
+    on_hand = hand_over[found, seat]
+    short = state.disc_shortage[f]
+    state.phase[f] = np.where(
+        on_hand,
+        np.where(short, Phase.SHORTAGE_HAND, Phase.NIGHTMARE_HAND),
+        np.where(short, Phase.SHORTAGE_MANA, Phase.NIGHTMARE_MANA),
+    )
+    state.floor[f] = np.where(on_hand, 0, MANA_0)
+
+
+def discard_hand_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """(n, K) cards the current player may discard in a discard round."""
+    p = state.current_player[g]
+    hand = state.hand[g, p]
+    limit, _ = _limits(state, g)
+    return ordered_choice_mask(hand, state.floor[g], hand.sum(1, dtype=np.int64) - limit)
+
+
+def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
+    p = state.current_player[g]
+    state.hand[g, p, k] -= 1
+    discard_cards(state, g, k)
+    state.floor[g] = k
+    limit, _ = _limits(state, g)
+    done = state.hand[g, p].sum(1, dtype=np.int64) <= limit
+    state.phase[g[done]] = Phase.DISCARD_NEXT
+
+
+def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """(n, 6) mana colours / stone the current player may discard in a discard round."""
+    p = state.current_player[g]
+    _, limit = _limits(state, g)
+    return ordered_choice_mask(choosable_mana(state, g, p), state.floor[g] - MANA_0, mana_total(state, g, p) - limit)
+
+
+def give_up_mana(state: State, g: np.ndarray, p: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Move one mana unit (colour 0..4, or 5 = a stone) of player p to the discard pile."""
+    k = np.empty(g.size, dtype=np.int64)
+    is_stone = unit == 5
+    s, c = np.nonzero(is_stone)[0], np.nonzero(~is_stone)[0]
+    if s.size:
+        k[s] = take_stone(state, g[s], p[s])
+    if c.size:
+        k[c] = take_mana(state, g[c], p[c], unit[c])
+    discard_cards(state, g, k)
+    return k
+
+
+def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:
+    p = state.current_player[g]
+    give_up_mana(state, g, p, unit)
+    state.floor[g] = MANA_0 + unit
+    _, limit = _limits(state, g)
+    done = mana_total(state, g, p) <= limit
+    state.phase[g[done]] = Phase.DISCARD_NEXT
