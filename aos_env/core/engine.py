@@ -290,18 +290,18 @@ def refresh(state: State) -> State:
             "set up while a game waits for its command card (after init or at a turn's start)"
         )
     _check_position(state, live)
-    saved = state.phase[live].copy()
-    state.phase[live] = Phase.TURN_START
-    turn.run_turn_start(state, live)
-    cmd = live[state.phase[live] == Phase.COMMAND_START]
-    empty = state.hand[cmd, state.active_player[cmd]].sum(1) == 0
+    p = state.active_player[live]
+    no_lep = abilities.leprechaun_count(state, live, p) == 0
+    empty = no_lep & (state.hand[live, p].sum(1) == 0)
     if empty.any():
-        state.phase[live] = saved
         raise ValueError(
-            f"refresh: in game {cmd[empty][0]} the active player has no card in hand; the command card "
+            f"refresh: in game {live[empty][0]} the active player has no card in hand; the command card "
             "would come from the deck, which refresh does not do. Give the player a card."
         )
-    state.phase[cmd] = Phase.COMMAND
+    state.pend[live] = 0
+    state.phase[live] = Phase.TURN_START
+    turn.run_turn_start(state, live)
+    state.phase[live[state.phase[live] == Phase.COMMAND_START]] = Phase.COMMAND
     state.legal_action_mask[:] = False
     _compute_masks(state, live)
     return state
