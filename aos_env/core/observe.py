@@ -20,6 +20,10 @@ K = NUM_KINDS
 _BEFORE_COMMAND = [Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND, Phase.GAME_OVER]
 _SHORTAGE = [Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA]
 _BEFORE_COMMAND_DRAWS = [Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_DONE]
+_REPEATED = [  # decisions that pick a multiset one unit at a time (count, floor)
+    Phase.LEPRECHAUN_DISCARD, Phase.BALDANDERS, Phase.PAY, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA,
+    Phase.RESEARCH_FLIP, Phase.PRAYER_DISCARD, Phase.BELIAL, Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA,
+]
 
 #: (name, size, meaning) of each slice, in order. Seat blocks repeat for seats 0..3.
 GLOBAL_LAYOUT: list[tuple[str, int, str]] = [
@@ -107,8 +111,9 @@ def observe(state: State, player) -> np.ndarray:
     declared = state.declarer >= 0
     add(declared[:, None])
     add((np.where(declared, state.last_turn - state.turn + 1, 0) / P)[:, None])
-    add((state.count / 10.0)[:, None])
-    add((state.floor / NUM_ACTIONS)[:, None])
+    repeated = np.isin(state.phase, _REPEATED)
+    add((state.count * repeated / 10.0)[:, None])
+    add((state.floor * repeated / NUM_ACTIONS)[:, None])
     summoning = state.summon_kind >= 0
     add(np.eye(K, dtype=np.float32)[np.maximum(state.summon_kind, 0)] * summoning[:, None])
     add(state.pay_need / 5.0 * summoning[:, None])

@@ -99,6 +99,7 @@ def run_summon_done(state: State, g: np.ndarray) -> None:
     k = state.summon_kind[g]
     state.hand[g, p, k] -= 1
     state.spirits[g, p, k] += 1
+    state.summon_kind[g] = -1
     cards = state.cards
     bonus = cards.summon_bonus[k]  # (n, fields): Phoenix, Angel
     state.vp[g, p] += bonus[:, VP]
