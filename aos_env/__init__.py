@@ -1,6 +1,11 @@
 """Age of Summoners for reinforcement learning.
 
-``aos_env.core`` is the batched numpy rules engine; ``aos_env.cards`` the card data.
+- ``aos_env.core``: the batched numpy rules engine (pgx-style ``init``/``step``/``observe``).
+- ``aos_env.env(...)`` / ``aos_env.raw_env(...)``: the PettingZoo AEC environment.
+- ``aos_env.cards``: the card data; ``aos_env.positions``: set up positions by hand.
 """
 
+from .env import ENV_NAME, env, raw_env
+
 __version__ = "0.1.0"
+__all__ = ["env", "raw_env", "ENV_NAME", "__version__"]

@@ -1,0 +1,203 @@
+"""PettingZoo AEC environment (classic-games conventions) over the batched engine.
+
+>>> import aos_env
+>>> env = aos_env.env(num_players=3)
+>>> env.reset(seed=0)
+>>> for agent in env.agent_iter():
+...     obs, reward, termination, truncation, info = env.last()
+...     action = None if termination or truncation else int(obs["action_mask"].nonzero()[0][0])
+...     env.step(action)
+
+The env is a batch of one game of ``aos_env.core``: every rule lives there.
+The acting agent is always the engine's ``current_player``, which may be a
+player other than the one whose turn it is (Inquisition gifts, Nightmare and
+R8.3 discards).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from . import core
+from .cards import load_cards
+from .core import Phase
+from .core.engine import describe_illegal
+from .core.observe import GLOBAL_LAYOUT, MAX_PLAYERS, SEAT_LAYOUT
+from .render import agent_name, describe_action, render_text
+
+ENV_NAME = "age_of_summoners_v0"
+#: Observation slices that are not bounded by 1 (raw counts or unbounded scores).
+_UNBOUNDED = {"hand", "offer", "mana", "spirits", "vp", "score", "stones", "hand_size", "mana_total",
+              "spirit_count", "turn", "deck_size", "cost_need", "cost_any", "paid", "mana_colours", "icons",
+              "compared_faith", "command_number", "count", "turns_left"}
+
+
+def _observation_high() -> np.ndarray:
+    parts = [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in GLOBAL_LAYOUT]
+    seat = [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in SEAT_LAYOUT]
+    return np.concatenate(parts + seat * MAX_PLAYERS)
+
+
+def env(**kwargs) -> AECEnv:
+    """The AEC env with PettingZoo's classic wrappers: an illegal action ends the game
+    with -1 for the offender; out-of-bounds actions are caught; call order is enforced."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):
+    """Age of Summoners as a PettingZoo AEC env (no wrappers: illegal actions raise ValueError)."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": ENV_NAME,
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        render_mode: str | None = None,
+        max_turns: int = core.DEFAULT_MAX_TURNS,
+        card_file: str | None = None,
+    ) -> None:
+        EzPickle.__init__(self, num_players, render_mode, max_turns, card_file)
+        super().__init__()
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 4:
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.num_players = int(num_players)
+        self.render_mode = render_mode
+        self.max_turns = max_turns
+        self.cards = load_cards(card_file)
+        self.possible_agents = [agent_name(p) for p in range(self.num_players)]
+        self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, _observation_high(), (core.OBS_DIM,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
+        self.state: core.State | None = None
+        self._rng = np.random.default_rng()
+
+    # -- PettingZoo API ------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game; ``reset(seed=s)`` always gives the same game."""
+        if seed is None:
+            seed = int(self._rng.integers(2**62))
+        self.state = core.init(1, self.num_players, seed=int(seed), max_turns=self.max_turns, cards=self.cards)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._update_after_step()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation vector and its action mask (all zeros unless it must act)."""
+        p = self.agent_name_mapping[agent]
+        state = self._require_state()
+        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
+        if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
+            mask[:] = state.legal_action_mask[0]
+        return {"observation": core.observe(state, p)[0], "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self._require_state()
+        a = int(action)
+        if not (0 <= a < core.NUM_ACTIONS and state.legal_action_mask[0, a]):
+            raise ValueError(f"{agent}: " + describe_illegal(state, 0, a).split(": ", 1)[1])
+        core.step(state, np.array([a]))
+        self._cumulative_rewards[agent] = 0.0
+        self._update_after_step()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """``"ansi"``: return the table as text; ``"human"``: print it."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            return None
+        text = render_text(self._require_state(), 0, self._seat())
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers ----------------------------------------------------------------
+
+    def load_state(self, state: core.State) -> None:
+        """Continue from a given engine state (a batch of one), e.g. from ``aos_env.positions``."""
+        if state.batch_size != 1 or state.num_players != self.num_players:
+            raise ValueError(f"need a state of 1 game of {self.num_players} players, got "
+                             f"{state.batch_size} games of {state.num_players}")
+        self.reset()
+        self.state = state
+        self._update_after_step()
+
+    def describe(self, action: int) -> str:
+        """What ``action`` means in the current decision, e.g. ``"summon Sphinx (AS018)"``."""
+        return describe_action(self._require_state(), 0, int(action))
+
+    def legal_actions(self) -> list[int]:
+        """The acting agent's legal action ids."""
+        return [int(a) for a in np.nonzero(self._require_state().legal_action_mask[0])[0]]
+
+    def _require_state(self) -> core.State:
+        if self.state is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self.state
+
+    def _seat(self) -> int:
+        return self.agent_name_mapping.get(self.agent_selection, 0)
+
+    def _update_after_step(self) -> None:
+        state = self._require_state()
+        self.agent_selection = agent_name(int(state.current_player[0]))
+        phase = Phase(int(state.phase[0]))
+        info = {"phase": phase.name, "command_number": int(state.command_number[0]),
+                "turn": int(state.turn[0]), "active_player": agent_name(int(state.active_player[0]))}
+        if state.terminated[0] or state.truncated[0]:
+            scores = core.final_scores(state)[0]
+            winner = agent_name(int(np.argmax(state.rewards[0]))) if state.terminated[0] else None
+            info.update(final_scores={a: int(scores[p]) for p, a in enumerate(self.possible_agents)}, winner=winner)
+            for p, a in enumerate(self.agents):
+                self.rewards[a] = float(state.rewards[0, self.agent_name_mapping[a]])
+                self.terminations[a] = bool(state.terminated[0])
+                self.truncations[a] = bool(state.truncated[0])
+        for a in self.agents:
+            self.infos[a] = dict(info)

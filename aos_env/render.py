@@ -1,0 +1,202 @@
+"""Text views of a game: the table from one seat, and actions in words.
+
+``render_text(state, b, player)`` draws game ``b`` of a batch as a player sees
+it (public information plus that player's hand and the cards they may see).
+``describe_action(state, b, action)`` says what an action id means in the
+current decision, e.g. "summon Sphinx (AS018)" or "keep Angel, assist Imp".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .cards import ACTIONS, MANA_NAMES
+from .core import ACTION_NAMES, Phase, final_scores
+from .core.abilities import compared_faith
+from .core.constants import (
+    ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, STONE, TARGET_1, YES, action_of_number,
+)
+from .core.state import State
+
+#: What each decision asks, in words.
+QUESTIONS = {
+    Phase.COMMAND: "Phase I: play a command card from your hand",
+    Phase.LEPRECHAUN: "Start of turn: use Leprechaun (draw, then discard as many)?",
+    Phase.LEPRECHAUN_DISCARD: "Leprechaun: discard a card",
+    Phase.ASMODAI: "Asmodai: count your command card as 0?",
+    Phase.MAIN: "Phase II: summon a spirit or perform the action",
+    Phase.BALDANDERS: "Baldanders: place a card from your hand as mana before paying?",
+    Phase.PAY: "Pay the summoning cost, one mana at a time",
+    Phase.NIGHTMARE_HAND: "Nightmare: discard down to 6 cards in hand",
+    Phase.NIGHTMARE_MANA: "Nightmare: discard down to 7 mana",
+    Phase.CONQUEST_TARGET: "Conquest: whom do you steal 1 VP from?",
+    Phase.RESEARCH_FLIP: "Research: turn a face-up mana into a philosopher's stone",
+    Phase.ALCHEMY: "Alchemy: choose an option",
+    Phase.PRAYER: "Prayer: choose an option",
+    Phase.PRAYER_DISCARD: "Prayer: discard cards (any number), then draw up to 5",
+    Phase.FESTIVAL_PICK: "Festival: which revealed card goes into your mana row?",
+    Phase.INQUISITION_GIFT: "Inquisition: give a card to the active player",
+    Phase.PILGRIMAGE: "Pilgrimage: choose an option",
+    Phase.KEEP: "Phase III: keep one card; the other is assisted to your right neighbour",
+    Phase.BELIAL: "Belial: discard a Lightning mana or a stone for 2 VP?",
+    Phase.DECLARE: "Declare the end of the game?",
+    Phase.SHORTAGE_HAND: "Nothing left to draw (R8.3): discard down to 9 cards in hand",
+    Phase.SHORTAGE_MANA: "Nothing left to draw (R8.3): discard down to 9 mana",
+    Phase.GAME_OVER: "The game is over",
+}
+
+
+def agent_name(player: int) -> str:
+    return f"player_{player}"
+
+
+def _cards(state: State, counts: np.ndarray) -> str:
+    names = state.cards.names
+    parts = [f"{names[k]}" + (f" x{n}" if n > 1 else "") for k, n in enumerate(counts) if n]
+    return ", ".join(parts) if parts else "-"
+
+
+def _label(state: State, k: int) -> str:
+    return state.cards.label(int(k))
+
+
+def describe_action(state: State, b: int, action: int) -> str:
+    """The action id ``action`` in words, for the decision game ``b`` waits for."""
+    if not 0 <= action < NUM_ACTIONS:
+        return f"{action} (not an action id)"
+    ph = Phase(int(state.phase[b]))
+    cards = state.cards
+    p = int(state.active_player[b])
+    P = state.num_players
+    if action < cards.num_kinds:
+        card = _label(state, action)
+        if ph == Phase.COMMAND:
+            head = int(state.head[b, p])
+            n = (cards.number[head] if head >= 0 else 0) + cards.number[action]
+            return f"play {card} as command card (number {n}: {ACTIONS[action_of_number(n)].title()})"
+        if ph == Phase.MAIN:
+            return f"summon {card}"
+        if ph == Phase.BALDANDERS:
+            return f"place {card} as mana (Baldanders)"
+        if ph == Phase.FESTIVAL_PICK:
+            rest = state.offer[b].copy()
+            rest[action] -= 1
+            other = f", discard {_cards(state, rest)}" if rest.any() else ""
+            return f"put {card} into your mana row{other}"
+        if ph == Phase.KEEP:
+            rest = state.offer[b].copy()
+            rest[action] -= 1
+            other = f", assist {_cards(state, rest)}" if rest.any() else ""
+            return f"keep {cards.names[action]}{other}"
+        if ph == Phase.INQUISITION_GIFT:
+            return f"give {card} to {agent_name(p)}"
+        return f"discard {card}"
+    if MANA_0 <= action <= STONE:
+        what = "a philosopher's stone" if action == STONE else f"a {MANA_NAMES[action - MANA_0]} mana"
+        if ph == Phase.PAY:
+            return f"pay with {what}"
+        if ph == Phase.RESEARCH_FLIP:
+            return f"turn {what} into a philosopher's stone"
+        if ph == Phase.BELIAL:
+            return f"discard {what} for 2 VP (Belial)"
+        return f"discard {what}"
+    if action == ACT:
+        return f"perform {ACTIONS[action_of_number(int(state.command_number[b]))].title()}"
+    if action in (OPTION_A, OPTION_A + 1):
+        a = action == OPTION_A
+        faith = int(state.faith[b, p])
+        text = {
+            Phase.ALCHEMY: ("draw 1 card and gain a stone", "gain 1 faith and a stone"),
+            Phase.PRAYER: ("draw 2 cards", "discard any cards, then draw up to 5"),
+            Phase.PILGRIMAGE: (f"gain {faith} VP (your faith)", "draw 1 card and gain 1 faith"),
+        }.get(ph)
+        return text[0 if a else 1] if text else ACTION_NAMES[action]
+    if action in (YES, NO):
+        yes = action == YES
+        text = {
+            Phase.LEPRECHAUN: ("use Leprechaun", "do not use Leprechaun"),
+            Phase.ASMODAI: (
+                f"count the command card as 0 (number {int(state.head_number[b])})",
+                f"keep number {int(state.command_number[b])}",
+            ),
+            Phase.DECLARE: ("declare the end", "do not declare"),
+            Phase.BALDANDERS: ("", "place no more cards"),
+            Phase.BELIAL: ("", "do not use Belial"),
+            Phase.PRAYER_DISCARD: ("", "stop discarding and draw up to 5"),
+        }.get(ph)
+        return (text[0 if yes else 1] if text else "") or ACTION_NAMES[action]
+    target = (p + action - TARGET_1 + 1) % P
+    return f"steal from {agent_name(target)}"
+
+
+def legal_actions_text(state: State, b: int) -> list[tuple[int, str]]:
+    """[(action id, words), ...] for the legal actions of game b."""
+    return [(int(a), describe_action(state, b, int(a))) for a in np.nonzero(state.legal_action_mask[b])[0]]
+
+
+def render_text(state: State, b: int = 0, player: int | None = None) -> str:
+    """A readable table of game ``b`` from ``player``'s seat (default: the player who must choose)."""
+    cards = state.cards
+    P = state.num_players
+    me = int(state.current_player[b]) if player is None else int(player)
+    ph = Phase(int(state.phase[b]))
+    active = int(state.active_player[b])
+    scores = final_scores(state)[b]
+    faith_cmp = compared_faith(state, np.array([b]))[0]
+    lines = []
+    turn = int(state.turn[b])
+    status = f"turn {turn + 1} (limit {state.max_turns})"
+    if state.declarer[b] >= 0:
+        status += f", end declared by {agent_name(int(state.declarer[b]))}"
+    lines.append(f"Age of Summoners, {P} players, {status}")
+    lines.append(f"deck {int(state.deck[b].sum())} cards, discard pile {int(state.discard[b].sum())} cards")
+    lines.append("")
+    for seat in range(P):
+        p = (me + seat) % P
+        marks = []
+        if p == active:
+            marks.append("active")
+        if p == int(state.current_player[b]) and ph != Phase.GAME_OVER:
+            marks.append("to choose")
+        if p == me:
+            marks.append("you")
+        title = f"{agent_name(p)}" + (f" ({', '.join(marks)})" if marks else "")
+        faith = f"faith {int(state.faith[b, p])}"
+        if faith_cmp[p] != state.faith[b, p]:
+            faith += f" (compared as {int(faith_cmp[p])})"
+        lines.append(
+            f"{title}: VP {int(state.vp[b, p])}, {faith}, hand {int(state.hand[b, p].sum())} cards, "
+            f"score now {int(scores[p])}"
+        )
+        lines.append(f"  spirits: {_cards(state, state.spirits[b, p])}")
+        head = int(state.head[b, p])
+        mana = state.mana[b, p].copy()
+        if head >= 0:
+            mana[head] -= 1
+        row = _cards(state, mana)
+        if head >= 0:
+            row += f"; head: {cards.names[head]} ({cards.number[head]})"
+        lines.append(f"  mana: {row}; stones: {int(state.stones[b, p].sum())}")
+    lines.append("")
+    lines.append(f"Your hand ({agent_name(me)}): {_cards(state, state.hand[b, me])}")
+    if state.offer[b].any():
+        if state.offer_public[b] or me == active:
+            lines.append(f"On offer: {_cards(state, state.offer[b])}")
+        else:
+            lines.append(f"On offer: {int(state.offer[b].sum())} cards (hidden)")
+    if ph == Phase.GAME_OVER:
+        lines.append("Game over: " + ("truncated at the turn limit" if state.truncated[b] else "finished"))
+        lines.append("Final scores: " + ", ".join(f"{agent_name(p)} {int(scores[p])}" for p in range(P)))
+    else:
+        if ph not in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
+            n = int(state.command_number[b])
+            lines.append(f"Command number {n}: {ACTIONS[action_of_number(n)].title()}")
+        if state.summon_kind[b] >= 0:
+            need = "".join(s * int(n) for s, n in zip("KGRYU", state.pay_need[b])) + "*" * int(state.pay_any[b])
+            total = int(state.pay_need[b].sum() + state.pay_any[b])
+            lines.append(
+                f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need or 'nothing'}, "
+                f"{int(state.paid[b].sum())} of {total} paid"
+            )
+        lines.append(f"{agent_name(int(state.current_player[b]))} to choose: {QUESTIONS[ph]}")
+    return "\n".join(lines)
