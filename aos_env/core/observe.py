@@ -31,6 +31,7 @@ GLOBAL_LAYOUT: list[tuple[str, int, str]] = [
     ("phase", NUM_DECISION_PHASES + 1, "one-hot of `state.phase` (the decisions of `core.Phase`, then GAME_OVER)"),
     ("action", 7, "one-hot of the action the command number gives (Conquest .. Pilgrimage; R6)"),
     ("command_number", 1, "this turn's command number / 10 (0 before Phase I)"),
+    ("head_number", 1, "number of the head the command card went onto / 10: the number Asmodai would give"),
     ("deck_size", 1, "cards in the deck / 110"),
     ("discard_size", 1, "cards in the discard pile / 110"),
     ("turn", 1, "turns played / the turn limit"),
@@ -105,6 +106,7 @@ def observe(state: State, player) -> np.ndarray:
     played = ~before
     add(np.eye(7, dtype=np.float32)[action_of_number(state.command_number)] * played[:, None])
     add((state.command_number / 10.0)[:, None])
+    add((state.head_number * played / 10.0)[:, None])
     add((state.deck.sum(1) / 110.0)[:, None])
     add((state.discard.sum(1) / 110.0)[:, None])
     add((state.turn / state.max_turns)[:, None])

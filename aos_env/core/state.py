@@ -68,6 +68,7 @@ class State:
     seat: np.ndarray  # (B,) seat offset from the active player (Inquisition givers, discards)
     disc_shortage: np.ndarray  # (B,) bool: the discard round is R8.3's (else Nightmare's)
     disc_return: np.ndarray  # (B,) phase to continue with after a discard round
+    short_done: np.ndarray  # (B,) bool: an R8.3 discard round already took place during this draw
     last_turn: np.ndarray  # (B,) index of the final turn once the end is declared
 
     @property
@@ -121,5 +122,5 @@ def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet) ->
         cmd_card=np.full(B, -1, INT), head_number=z(B), summon_kind=np.full(B, -1, INT),
         pay_need=z(B, 5), pay_any=z(B), paid=z(B, 6), count=z(B), floor=z(B), pend=z(B, 5),
         after_draw=z(B), offer_public=z(B, dtype=bool), seat=z(B), disc_shortage=z(B, dtype=bool),
-        disc_return=z(B), last_turn=z(B),
+        disc_return=z(B), short_done=z(B, dtype=bool), last_turn=z(B),
     )

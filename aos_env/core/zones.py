@@ -110,14 +110,17 @@ def run_draw(state: State, g: np.ndarray) -> None:
 
     R8.1: an empty deck is refilled from the discard pile. R8.3: with both
     empty, a discard round down to 9 cards and 9 mana starts (and the draw
-    resumes afterwards); if nobody has anything to discard the rest of the
-    draw is skipped.
+    resumes afterwards). [decision] One round per draw: if nobody is over the
+    limits, or a round already took place during this draw, the rest of the
+    draw is skipped (otherwise a player could be made to discard and redraw
+    the same card again and again).
     """
     todo = g
     while todo.size:
         waiting = state.pend[todo].any(axis=1)
         done = todo[~waiting]
         state.phase[done] = state.after_draw[done]
+        state.short_done[done] = False
         todo = todo[waiting]
         if not todo.size:
             break
@@ -129,11 +132,13 @@ def run_draw(state: State, g: np.ndarray) -> None:
             dry = state.deck[e].sum(1, dtype=np.int64) == 0
             if dry.any():
                 d = e[dry]
-                over = _over_limit(state, d, SHORTAGE_LIMIT, SHORTAGE_LIMIT)
+                over = _over_limit(state, d, SHORTAGE_LIMIT, SHORTAGE_LIMIT) & ~state.short_done[d]
                 start_discard_round(state, d[over], shortage=True, then=Phase.DRAW)
+                state.short_done[d[over]] = True
                 skip = d[~over]
                 state.pend[skip] = 0  # R8.3 [decision]: still nothing to draw: skip
                 state.phase[skip] = state.after_draw[skip]
+                state.short_done[skip] = False
                 todo = np.setdiff1d(todo, d, assume_unique=True)
                 if not todo.size:
                     break
