@@ -105,7 +105,25 @@ class CardSet:
     score: np.ndarray
     #: special name -> (K,) int vector, 1 for the kinds with that ability.
     special: dict[str, np.ndarray] = field(repr=False)
+    #: (K, T) everything a spirit in play adds to its owner's per-player totals
+    #: (``State.stats``): icons, special-ability counts, plain action bonuses.
+    #: Columns: see ``stat_column``.
+    stat_table: np.ndarray = field(repr=False, default=None)
+    # float32 copies for the engine's hot paths: numpy multiplies float32 matrices with
+    # BLAS, several times faster than integer ones, and small counts stay exact.
+    colour_onehot_f32: np.ndarray = field(repr=False, default=None)  # (K, 5)
+    cost_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first cost
+    onehot_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first one-hot
     source: str = ""
+
+    def stat_column(self, what: str, field_: str | None = None) -> int:
+        """Column of ``stat_table``: an icon ("axe"), a special ("pegasus"), or an
+        action bonus (``stat_column("conquest", "steal")``)."""
+        if field_ is not None:
+            return len(ICONS) + len(SPECIALS) + ACTIONS.index(what) * len(BONUS_FIELDS) + BONUS_FIELDS.index(field_)
+        if what in ICONS:
+            return ICONS.index(what)
+        return len(ICONS) + list(SPECIALS).index(what)
 
     @property
     def num_kinds(self) -> int:
@@ -252,6 +270,13 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
         action_bonus=action_bonus, summon_bonus=summon_bonus, score=score,
         optional=np.array([c["optional"] for c in cards]), named=np.array([c.get("named", False) for c in cards]),
     )
+    tables["stat_table"] = np.concatenate(
+        [icons, np.stack([special[name] for name in SPECIALS], axis=1),
+         action_bonus.transpose(1, 0, 2).reshape(K, -1)], axis=1,
+    )
+    tables["colour_onehot_f32"] = tables["colour_onehot"].astype(np.float32)
+    tables["cost_cf32"] = np.ascontiguousarray(cost.T, dtype=np.float32)
+    tables["onehot_cf32"] = np.ascontiguousarray(tables["colour_onehot"].T, dtype=np.float32)
     for arr in list(tables.values()) + list(special.values()):
         arr.setflags(write=False)  # shared by every State: nobody may edit them
     return CardSet(

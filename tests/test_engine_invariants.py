@@ -41,6 +41,8 @@ def check_invariants(state: core.State) -> None:
     rows, players = np.nonzero(state.head >= 0)
     assert (state.mana[rows, players, state.head[rows, players]] >= 1).all(), "a head is one of the mana cards"
     assert not (state.terminated & state.truncated).any()
+    stats = state.spirits.astype(np.int64) @ cards.stat_table
+    assert np.array_equal(state.stats, stats), "per-player spirit totals match the spirits in play"
 
 
 @pytest.mark.parametrize("players,batch", [(2, 192), (3, 160), (4, 128)])

@@ -14,17 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import MANA_0, NO, NUM_ACTIONS, STONE, YES, Phase
-from .state import PEND_HAND, PEND_MANA, State
+from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
 from .zones import give_up_mana, ordered_choice_mask, request_draws, start_discard_round
 
 
-def count_special(state: State, spirits: np.ndarray, name: str) -> np.ndarray:
-    """Copies in play of spirits with ability ``name``: spirits (..., K) -> (...)."""
-    return spirits.astype(np.int64) @ state.cards.special[name]
-
-
 def _count(state: State, g: np.ndarray, p: np.ndarray, name: str) -> np.ndarray:
-    return count_special(state, state.spirits[g, p], name)
+    """(n,) copies in play of spirits with ability ``name`` (from the per-player totals)."""
+    return state.stats[g, p, STAT_SPECIAL[name]]
 
 
 def _mask(n: int) -> np.ndarray:
@@ -50,7 +46,7 @@ def apply_leprechaun(state: State, g: np.ndarray, action: np.ndarray) -> None:
 
 def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
     """After Leprechaun's draw: discard as many cards as were to be drawn (fewer if the hand is short)."""
-    hand_n = state.hand[g, state.active_player[g]].sum(1, dtype=np.int64)
+    hand_n = ksum(state.hand[g, state.active_player[g]])
     state.count[g] = np.minimum(state.count[g], hand_n)
     state.floor[g] = 0
     state.phase[g] = np.where(state.count[g] > 0, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND_START)
@@ -97,29 +93,28 @@ def baldanders_count(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
 def baldanders_mask(state: State, g: np.ndarray) -> np.ndarray:
     """CARD_j: place j (kinds in ascending order) if the summon stays payable; NO: stop placing.
 
-    R10.4: a card the summon does not need may be placed too.
+    R10.4: a card the summon does not need may be placed too. (Colour-first
+    float32 arrays, as in payment.py.)
     """
     from .payment import can_pay  # payment imports this module
 
     cards = state.cards
     p = state.active_player[g]
     rows = np.arange(g.size)
-    hand = state.hand[g, p].astype(np.int64)
+    hand = state.hand[g, p].astype(np.float32)
     hand[rows, state.summon_kind[g]] -= 1  # the spirit being summoned stays in hand until paid
-    onehot = cards.colour_onehot
-    mana = state.mana[g, p].astype(np.int64) @ onehot
-    stones = state.stones[g, p].sum(1, dtype=np.int64)
-    need, any_ = state.pay_need[g], state.pay_any[g]
+    onehot = cards.onehot_cf32[:, None, :]  # (5, 1, K)
+    mana = (state.mana[g, p].astype(np.float32) @ cards.colour_onehot_f32).T[:, :, None]  # (5, n, 1)
+    stones = ksum(state.stones[g, p])[:, None]
+    need = state.pay_need[g].T[:, :, None]
+    any_ = state.pay_any[g][:, None]
     # colours of the hand cards of kind >= j that could still be placed after j
-    later = np.cumsum((hand[:, :, None] * onehot[None])[:, ::-1], axis=1)[:, ::-1] - onehot[None]
-    place_ok = can_pay(
-        need[:, None], any_[:, None], mana[:, None] + onehot[None], stones[:, None],
-        np.maximum(later, 0), (state.count[g] - 1)[:, None],
-    )
+    later = np.cumsum((hand[None] * onehot)[:, :, ::-1], axis=2)[:, :, ::-1] - onehot
+    place_ok = can_pay(need, any_, mana + onehot, stones, np.maximum(later, 0), (state.count[g] - 1)[:, None])
     kinds = np.arange(hand.shape[1])
     mask = _mask(g.size)
     mask[:, : hand.shape[1]] = place_ok & (hand > 0) & (kinds[None] >= state.floor[g][:, None])
-    mask[:, NO] = can_pay(need, any_, mana, stones)
+    mask[:, NO] = can_pay(need[:, :, 0], any_[:, 0], mana[:, :, 0], stones[:, 0])
     return mask
 
 
@@ -151,8 +146,7 @@ SPHINX_TO_HAND = 3
 def sphinx_on_summon(state: State, g: np.ndarray, p: np.ndarray, kind: np.ndarray) -> None:
     """Count the icons of the Sphinx's colour (shields) in play, this one included;
     draw that many: the first 3 to hand, the rest face up into the mana row."""
-    icons = state.spirits[g, p].astype(np.int64) @ state.cards.icons  # (n, 5)
-    n = icons[np.arange(g.size), state.cards.colour[kind]]
+    n = state.stats[g, p, STAT_ICONS.start + state.cards.colour[kind]]
     to_hand = np.minimum(n, SPHINX_TO_HAND)
     state.pend[g, PEND_HAND] += to_hand
     state.pend[g, PEND_MANA] += n - to_hand
@@ -172,7 +166,7 @@ def belial_mask(state: State, g: np.ndarray) -> np.ndarray:
     """MANA_BLACK, STONE (R10.4: a stone may pay) or NO; units in ascending order."""
     p = state.active_player[g]
     black = state.mana[g, p].astype(np.int64) @ (state.cards.colour == BELIAL_COLOUR)
-    stones = state.stones[g, p].sum(1, dtype=np.int64)
+    stones = ksum(state.stones[g, p])
     floor = state.floor[g]
     mask = _mask(g.size)
     mask[:, MANA_0 + BELIAL_COLOUR] = (black > 0) & (floor <= MANA_0 + BELIAL_COLOUR)
@@ -208,21 +202,22 @@ def cerberus_bonus(state: State, g: np.ndarray, p: np.ndarray, assisted: np.ndar
 # ---- Gargoyle and Giant: cost reductions (R10.2, R10.4) -----------------------
 
 
-def gargoyle_reduction(state: State, spirits: np.ndarray) -> np.ndarray:
+def gargoyle_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(n,): each Gargoyle makes every summon cost 1 less of the spirit's own colour."""
-    return count_special(state, spirits, "gargoyle")
+    return _count(state, g, p, "gargoyle")
 
 
-def giant_reduction(state: State, spirits: np.ndarray) -> np.ndarray:
+def giant_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(n, K): a Giant costs 1 less of its colour (Silica) per icon of that colour (shield) in play."""
     cards = state.cards
-    icons = spirits.astype(np.int64) @ cards.icons  # (n, 5) icons in play by colour
-    return (icons @ cards.colour_onehot.T) * cards.special["giant"][None]
+    giant = cards.special["giant"]
+    icons = state.stats[g, p, STAT_ICONS]  # (n, 5) icons in play, by colour
+    return (icons @ cards.colour_onehot.T) * giant[None]
 
 
-def giant_no_reduction(state: State, spirits: np.ndarray) -> np.ndarray:
-    """(n, K): 1 for a Giant kind already in play: another one gets no reduction at all."""
-    return (spirits > 0) * state.cards.special["giant"][None]
+def giant_no_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, K): 1 for a Giant kind already in play: another one gets no reduction of any kind."""
+    return (state.spirits[g, p] > 0) * state.cards.special["giant"][None]
 
 
 # ---- Pegasus and Valkyrie: passive ----------------------------------------------
@@ -232,12 +227,12 @@ PEGASUS_FAITH = 2
 
 def compared_faith(state: State, g: np.ndarray) -> np.ndarray:
     """(n, P) faith as it counts in comparisons: +2 per Pegasus (the chips do not change)."""
-    return state.faith[g] + PEGASUS_FAITH * count_special(state, state.spirits[g], "pegasus")
+    return state.faith[g] + PEGASUS_FAITH * state.stats[g, :, STAT_SPECIAL["pegasus"]]
 
 
 def valkyrie_protected(state: State, g: np.ndarray) -> np.ndarray:
     """(n, P) players whose VP other players' Conquest cannot steal."""
-    return count_special(state, state.spirits[g], "valkyrie") > 0
+    return state.stats[g, :, STAT_SPECIAL["valkyrie"]] > 0
 
 
 # ---- Treant and Baal: action changes ---------------------------------------------

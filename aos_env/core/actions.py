@@ -16,7 +16,7 @@ from .constants import (
     ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, NUM_ACTIONS, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
     TARGET_1, Phase, action_of_number,
 )
-from .state import PEND_HAND, PEND_STONE, State
+from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
 from .zones import colour_counts, ordered_choice_mask, request_draws, take_mana
 
 FAITH_CAP = 10  # R1.4
@@ -30,7 +30,7 @@ def gain_faith(state: State, g: np.ndarray, p: np.ndarray, n) -> None:
 
 def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field: int) -> np.ndarray:
     """(n,) total of one plain bonus for ``action`` over player p's spirits."""
-    return state.spirits[g, p].astype(np.int64) @ state.cards.action_bonus[action][:, field]
+    return state.stats[g, p, stat_bonus(action).start + field]
 
 
 def finish_action(state: State, g: np.ndarray) -> None:
@@ -48,7 +48,7 @@ def run_action(state: State, g: np.ndarray) -> None:
     for a in np.unique(which):
         sub = g[which == a]
         p = state.active_player[sub]
-        bonus = state.spirits[sub, p].astype(np.int64) @ state.cards.action_bonus[a]  # (n, fields)
+        bonus = state.stats[sub, p, stat_bonus(a)]  # (n, fields): the spirits' plain bonuses
         state.vp[sub, p] += bonus[:, VP]
         gain_faith(state, sub, p, bonus[:, FAITH])  # before any choice (Undine: "before you choose")
         state.pend[sub, PEND_HAND] += bonus[:, CARDS]  # drawn with the action's own draws
@@ -68,7 +68,7 @@ def _victims(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """VP per axe and sword icon; then steal 1 VP from one player (from the supply if nobody has one)."""
-    icons = state.spirits[g, p].astype(np.int64) @ state.cards.icons
+    icons = state.stats[g, p, STAT_ICONS]
     state.vp[g, p] += icons[:, 0] + icons[:, 2]  # axe, sword
     victims = _victims(state, g, p)
     baal = abilities.baal_count(state, g, p)
@@ -112,10 +112,10 @@ def apply_conquest_target(state: State, g: np.ndarray, action: np.ndarray) -> No
 
 def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Score 1 VP per stone first, then turn face-up mana into stones (1, +1 per Homunculus)."""
-    state.vp[g, p] += state.stones[g, p].sum(1, dtype=np.int64)
+    state.vp[g, p] += ksum(state.stones[g, p])
     state.count[g] = 1 + action_bonus(state, g, p, RESEARCH, FLIPS)
     state.floor[g] = MANA_0
-    has_mana = state.mana[g, p].sum(1, dtype=np.int64) > 0
+    has_mana = ksum(state.mana[g, p]) > 0
     state.phase[g[has_mana]] = Phase.RESEARCH_FLIP
     finish_action(state, g[~has_mana])
 
@@ -135,7 +135,7 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
     state.stones[g, p, k] += 1
     state.floor[g] = action
     state.count[g] -= 1
-    done = (state.count[g] == 0) | (state.mana[g, p].sum(1, dtype=np.int64) == 0)
+    done = (state.count[g] == 0) | (ksum(state.mana[g, p]) == 0)
     finish_action(state, g[done])
 
 
@@ -182,7 +182,7 @@ def apply_prayer(state: State, g: np.ndarray, action: np.ndarray) -> None:
     finish_action(state, g[a])
     b = g[~a]
     state.floor[b] = 0
-    has_cards = state.hand[b, state.active_player[b]].sum(1, dtype=np.int64) > 0
+    has_cards = ksum(state.hand[b, state.active_player[b]]) > 0
     state.phase[b[has_cards]] = Phase.PRAYER_DISCARD
     _prayer_refill(state, b[~has_cards])
 
@@ -204,13 +204,13 @@ def apply_prayer_discard(state: State, g: np.ndarray, action: np.ndarray) -> Non
     state.hand[gd, p, k] -= 1
     state.discard[gd, k] += 1
     state.floor[gd] = k
-    empty = state.hand[gd, p].sum(1, dtype=np.int64) == 0
+    empty = ksum(state.hand[gd, p]) == 0
     _prayer_refill(state, np.concatenate([g[~d], gd[empty]]))
 
 
 def _prayer_refill(state: State, g: np.ndarray) -> None:
     """Draw until the hand holds 5 (Dryad's extra card, already pending, comes on top)."""
-    hand_n = state.hand[g, state.active_player[g]].sum(1, dtype=np.int64)
+    hand_n = ksum(state.hand[g, state.active_player[g]])
     state.pend[g, PEND_HAND] += np.maximum(PRAYER_HAND_SIZE - hand_n, 0)
     finish_action(state, g)
 
@@ -241,7 +241,7 @@ def run_festival_resolve(state: State, g: np.ndarray) -> None:
     state.offer[b] = 0
     finish_action(state, b)
     pick = g[~both]
-    empty = state.offer[pick].sum(1, dtype=np.int64) == 0
+    empty = ksum(state.offer[pick]) == 0
     finish_action(state, pick[empty])
     state.phase[pick[~empty]] = Phase.FESTIVAL_PICK
 
@@ -289,7 +289,7 @@ def run_inquisition_next(state: State, g: np.ndarray) -> None:
         return
     seat = seats[np.argmax(eligible[found], axis=1)]
     giver = givers[found, seat - 1]
-    empty = state.hand[f, giver].sum(1, dtype=np.int64) == 0
+    empty = ksum(state.hand[f, giver]) == 0
     # R8.2: a giver with an empty hand gives the top card of the deck
     e = f[empty]
     state.seat[e] = seat[empty] + 1

@@ -20,7 +20,7 @@ from . import abilities, actions, payment, rng, turn, zones
 from .constants import (
     ACTION_NAMES, CARD_0, MANA_0, NO, NUM_ACTIONS, NUM_PHASES, OPTION_A, OPTION_B, YES, Phase,
 )
-from .state import State, empty_state
+from .state import State, empty_state, recompute_stats
 
 DEFAULT_MAX_TURNS = 200
 INITIAL_HAND, INITIAL_MANA, INITIAL_FAITH = 6, 2, 1  # R2.3, R2.4
@@ -115,57 +115,94 @@ AUTOMATIC: dict[Phase, Callable[[State, np.ndarray], None]] = {
     Phase.DISCARD_NEXT: zones.run_discard_next,
 }
 
-_IS_AUTO = np.zeros(NUM_PHASES, dtype=bool)
-_IS_AUTO[[int(p) for p in AUTOMATIC]] = True
 assert set(DECISIONS) | set(AUTOMATIC) | {Phase.GAME_OVER} == set(Phase)
 
+# Handlers as lists indexed by the phase value (faster than building Phase members).
+_MASK: list = [None] * NUM_PHASES
+_APPLY: list = [None] * NUM_PHASES
+_RUN: list = [None] * NUM_PHASES
+for _p, (_m, _a) in DECISIONS.items():
+    _MASK[_p], _APPLY[_p] = _m, _a
+for _p, _r in AUTOMATIC.items():
+    _RUN[_p] = _r
+_IS_AUTO = np.array([r is not None for r in _RUN])
 
-def _groups(state: State, g: np.ndarray) -> list[tuple[Phase, np.ndarray]]:
+#: Internal phases in the order a turn meets them. Running the groups present in
+#: this order lets most chains (say KEEP -> END_TURN -> DECLARE_CHECK -> NEXT_TURN
+#: -> TURN_START -> COMMAND_START) finish in one sweep.
+_TURN_ORDER = [
+    Phase.ACTION, Phase.SUMMON_DONE, Phase.DISCARD_NEXT, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT,
+    Phase.DRAW, Phase.PHASE3, Phase.KEEP_START, Phase.END_TURN, Phase.DECLARE_CHECK, Phase.NEXT_TURN,
+    Phase.TURN_START, Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START, Phase.COMMAND_DONE,
+]
+assert set(_TURN_ORDER) == set(AUTOMATIC)
+_RANK = np.full(NUM_PHASES, len(_TURN_ORDER))
+_RANK[[int(p) for p in _TURN_ORDER]] = np.arange(len(_TURN_ORDER))
+
+
+def _groups(state: State, g: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """Split games g by phase, up front: [(phase, positions into g), ...]."""
     ph = state.phase[g]
+    if g.size == 1:
+        return [(int(ph[0]), np.zeros(1, dtype=np.intp))]
     counts = np.bincount(ph, minlength=NUM_PHASES)
     present = np.nonzero(counts)[0]
     if present.size == 1:
-        return [(Phase(int(present[0])), np.arange(g.size))]
+        return [(int(present[0]), np.arange(g.size))]
     order = np.argsort(ph, kind="stable")
     ends = np.cumsum(counts)
-    return [(Phase(int(p)), order[ends[p] - counts[p] : ends[p]]) for p in present]
+    return [(int(p), order[ends[p] - counts[p] : ends[p]]) for p in present]
 
 
 def _apply(state: State, g: np.ndarray, action: np.ndarray) -> None:
     """Apply one (legal) action per game g, each by its phase's handler."""
     for phase, pos in _groups(state, g):
-        DECISIONS[phase][1](state, g[pos], action[pos])
+        _APPLY[phase](state, g[pos], action[pos])
 
 
 def _compute_masks(state: State, g: np.ndarray) -> np.ndarray:
     """Fill ``legal_action_mask`` for games g (all waiting for a decision)."""
     for phase, pos in _groups(state, g):
-        state.legal_action_mask[g[pos]] = DECISIONS[phase][0](state, g[pos])
+        state.legal_action_mask[g[pos]] = _MASK[phase](state, g[pos])
     return state.legal_action_mask[g]
+
+
+def _run_internal(state: State, g: np.ndarray) -> None:
+    """Run internal phases until every game of g waits for a decision (or is over)."""
+    todo = g
+    while True:
+        ph = state.phase[todo]
+        auto = _IS_AUTO[ph]
+        if not auto.all():
+            todo, ph = todo[auto], ph[auto]
+        if not todo.size:
+            return
+        present = np.unique(ph) if todo.size > 1 else ph
+        if present.size == 1:
+            _RUN[present[0]](state, todo)
+            continue
+        for p in present[np.argsort(_RANK[present])]:  # in turn order; later groups pick up movers
+            sub = todo[state.phase[todo] == p]
+            if sub.size:
+                _RUN[p](state, sub)
 
 
 def _advance(state: State, g: np.ndarray) -> None:
     """Run internal phases and single-choice decisions until games g wait for a real choice."""
-    pending = np.sort(g)
+    pending = g
     while pending.size:
-        auto = _IS_AUTO[state.phase[pending]]
-        if auto.any():
-            todo = pending[auto]
-            for phase, pos in _groups(state, todo):
-                AUTOMATIC[phase](state, todo[pos])
-            continue
+        _run_internal(state, pending)
         live = pending[state.phase[pending] != Phase.GAME_OVER]
         masks = _compute_masks(state, live)
         n_legal = masks.sum(1)
-        if (n_legal == 0).any():
+        if not n_legal.all():
             b = live[n_legal == 0][0]
             raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(state.phase[b]).name}")
-        forced = live[n_legal == 1]
-        if not forced.size:
+        forced = n_legal == 1
+        if not forced.any():
             return
-        _apply(state, forced, np.argmax(state.legal_action_mask[forced], axis=1))
-        pending = forced
+        pending = live[forced]
+        _apply(state, pending, masks[forced].argmax(1))
 
 
 # ---- public API ---------------------------------------------------------------------
@@ -290,6 +327,7 @@ def refresh(state: State) -> State:
             "set up while a game waits for its command card (after init or at a turn's start)"
         )
     _check_position(state, live)
+    recompute_stats(state)
     p = state.active_player[live]
     no_lep = abilities.leprechaun_count(state, live, p) == 0
     empty = no_lep & (state.hand[live, p].sum(1) == 0)

@@ -5,6 +5,11 @@ symbols. Mana of a colour pays its colour or an "any"; a stone pays anything
 (R4.1). Payment is chosen one unit at a time (MANA_c or STONE), in ascending
 action order (the order never matters, only the multiset), and a unit is
 legal only if the rest of the cost can still be paid with what is left.
+
+Arrays here are colour-first, ``(5, ...)``, and float32: summing over a
+leading axis and multiplying float32 matrices are much faster in numpy than
+reducing a short trailing axis or multiplying integer matrices, and the small
+counts stay exact.
 """
 
 from __future__ import annotations
@@ -13,41 +18,42 @@ import numpy as np
 
 from . import abilities
 from .constants import MANA_0, Phase
-from .state import State
+from .state import State, ksum
 from .zones import colour_counts, give_up_mana
 
-_GE = np.arange(6)[None, :] >= np.arange(6)[:, None]  # _GE[u, v]: unit v may follow unit u
-_EYE6 = np.eye(6, dtype=np.int64)
+_E = np.eye(5, 6, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
+_GE = (np.arange(5)[:, None] >= np.arange(6)[None, :]).astype(np.float32)  # colour c may follow unit u
+_IS_STONE = (np.arange(6) == 5).astype(np.float32)
 
 
-def summon_costs(state: State, spirits: np.ndarray) -> np.ndarray:
-    """(n, K, 5) coloured symbols each kind would cost a player with ``spirits`` (n, K).
+def summon_costs(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(5, n, K) coloured symbols each kind would cost player p[i] of game g[i].
 
     Reductions (Gargoyle, Giant) lower only the spirit's own colour, never an
     "any" symbol, and never below zero (R10.2). ``cards.cost_any`` is the rest.
     """
     cards = state.cards
-    reduction = abilities.gargoyle_reduction(state, spirits)[:, None] + abilities.giant_reduction(state, spirits)
-    reduction *= abilities.giant_no_reduction(state, spirits) == 0
-    need = cards.cost[None] - reduction[:, :, None] * cards.colour_onehot[None]
-    return np.maximum(need, 0)
+    reduction = abilities.gargoyle_reduction(state, g, p)[:, None] + abilities.giant_reduction(state, g, p)
+    reduction = reduction * (abilities.giant_no_reduction(state, g, p) == 0)
+    need = cards.cost_cf32[:, None, :] - reduction[None].astype(np.float32) * cards.onehot_cf32[:, None, :]
+    return np.maximum(need, 0, out=need)
 
 
 def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
-    """Whether a cost can be paid (shapes broadcast; colour axis last).
+    """Whether a cost can be paid (colour-first shapes, broadcasting on the rest).
 
-    need (..., 5), any_ (...), mana (..., 5) face-up mana by colour, stones (...).
-    With Baldanders, up to ``place_n`` hand cards of colours ``place`` (..., 5)
+    need (5, ...), any_ (...), mana (5, ...) face-up mana by colour, stones (...).
+    With Baldanders, up to ``place_n`` hand cards of colours ``place`` (5, ...)
     may first be added to the mana: the best ones fill missing colours.
     """
     missing = np.maximum(need - mana, 0)
-    total_cost = need.sum(-1) + any_
-    have = mana.sum(-1) + stones
+    short = missing.sum(0) - stones
+    over = mana.sum(0) + stones - need.sum(0) - any_  # mana left over after paying everything
     if place is None:
-        return (missing.sum(-1) <= stones) & (have >= total_cost)
-    fills = np.minimum(np.minimum(missing, place).sum(-1), place_n)
-    extra = np.minimum(place.sum(-1), place_n)
-    return (missing.sum(-1) - fills <= stones) & (have + extra >= total_cost)
+        return (short <= 0) & (over >= 0)
+    fills = np.minimum(np.minimum(missing, place).sum(0), place_n)
+    extra = np.minimum(place.sum(0), place_n)
+    return (short <= fills) & (over + extra >= 0)
 
 
 def summonable(state: State, g: np.ndarray) -> np.ndarray:
@@ -56,17 +62,18 @@ def summonable(state: State, g: np.ndarray) -> np.ndarray:
     With Baldanders in play, cards the player may place from hand first count
     (the spirit itself excluded).
     """
+    cards = state.cards
     p = state.active_player[g]
     hand = state.hand[g, p]
-    need = summon_costs(state, state.spirits[g, p])
-    mana = colour_counts(state, state.mana[g, p])
-    stones = state.stones[g, p].sum(1, dtype=np.int64)
-    hand_col = colour_counts(state, hand)[:, None, :] - state.cards.colour_onehot[None]
+    need = summon_costs(state, g, p)
+    mana = colour_counts(state, state.mana[g, p]).T[:, :, None]  # (5, n, 1)
+    stones = ksum(state.stones[g, p])[:, None]
     n_place = abilities.baldanders_count(state, g, p)
-    ok = can_pay(
-        need, state.cards.cost_any[None], mana[:, None], stones[:, None],
-        np.maximum(hand_col, 0), n_place[:, None],
-    )
+    if not n_place.any():
+        ok = can_pay(need, cards.cost_any[None], mana, stones)
+    else:
+        hand_col = colour_counts(state, hand).T[:, :, None] - cards.onehot_cf32[:, None, :]  # minus the spirit
+        ok = can_pay(need, cards.cost_any[None], mana, stones, np.maximum(hand_col, 0), n_place[:, None])
     return ok & (hand > 0)
 
 
@@ -74,8 +81,8 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
     """The player chose to summon kind k: fix its cost, then Baldanders or payment."""
     p = state.active_player[g]
     state.summon_kind[g] = k
-    need = summon_costs(state, state.spirits[g, p])
-    state.pay_need[g] = need[np.arange(g.size), k]
+    need = summon_costs(state, g, p)
+    state.pay_need[g] = need[:, np.arange(g.size), k].T
     state.pay_any[g] = state.cards.cost_any[k]
     state.paid[g] = 0
     n_place = abilities.baldanders_count(state, g, p)
@@ -95,21 +102,26 @@ def start_payment(state: State, g: np.ndarray) -> None:
 
 
 def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
-    """(n, 6) units (MANA_c, STONE) that keep the rest of the cost payable."""
+    """(n, 6) units (MANA_c, STONE) that keep the rest of the cost payable.
+
+    For each candidate unit u (last axis): pay it, then check the rest can be
+    paid with what is left, using only colours from u on (ascending order).
+    """
     p = state.active_player[g]
-    avail = np.concatenate(
-        [colour_counts(state, state.mana[g, p]), state.stones[g, p].sum(1, dtype=np.int64)[:, None]], axis=1
-    )
-    paid = state.paid[g][:, None, :] + _EYE6[None]  # (n, u, 6): after paying unit u
-    left = avail[:, None, :] - _EYE6[None]
-    left_mana = left[..., :5] * _GE[None, :, :5]  # later units may not be of a lower colour
-    left_stones = left[..., 5]
-    need = state.pay_need[g][:, None, :]
-    to_pay = (state.pay_need[g].sum(1) + state.pay_any[g])[:, None] - paid.sum(-1)
-    missing = np.maximum(need - paid[..., :5], 0)
-    fills = np.minimum(missing, left_mana).sum(-1)
-    short = missing.sum(-1) - paid[..., 5] - np.minimum(to_pay, fills + left_stones)
-    ok = (avail > 0) & (to_pay >= 0) & (left_mana.sum(-1) + left_stones >= to_pay) & (short <= 0)
+    mana = colour_counts(state, state.mana[g, p])  # (n, 5)
+    stones = ksum(state.stones[g, p]).astype(np.float32)
+    paid = state.paid[g].astype(np.float32)  # (n, 6)
+    need = state.pay_need[g].T.astype(np.float32)[:, :, None]  # (5, n, 1)
+    paid_col = paid[:, :5].T[:, :, None] + _E[:, None, :]  # (5, n, u) after paying u
+    left_mana = (mana.T[:, :, None] - _E[:, None, :]) * _GE[:, None, :]  # (5, n, u) still usable
+    paid_stones = paid[:, 5:6] + _IS_STONE  # (n, u)
+    left_stones = stones[:, None] - _IS_STONE
+    to_pay = (state.pay_need[g].sum(1) + state.pay_any[g] - paid.sum(1) - 1)[:, None]  # (n, 1)
+    missing = np.maximum(need - paid_col, 0)
+    fills = np.minimum(missing, left_mana).sum(0)
+    short = missing.sum(0) - paid_stones - np.minimum(to_pay, fills + left_stones)
+    avail = np.concatenate([mana, stones[:, None]], axis=1)
+    ok = (avail > 0) & (to_pay >= 0) & (left_mana.sum(0) + left_stones >= to_pay) & (short <= 0)
     return ok & (np.arange(6)[None] >= (state.floor[g] - MANA_0)[:, None])
 
 

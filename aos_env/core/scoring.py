@@ -5,36 +5,38 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import Phase
-from .state import State
+from .state import State, ksum
 
 
-def final_scores(state: State) -> np.ndarray:
-    """(B, P) VP chips + printed points + game-end abilities (Titania, Chimera, Ouroboros, Seraph).
+def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
+    """(B, P) VP chips + printed points + game-end abilities (Titania, Chimera, Ouroboros, Seraph);
+    with ``g``, (n, P) for games g only.
 
     Defined at any moment (it is what the score would be if the game ended now).
     """
     cards = state.cards
-    spirits = state.spirits.astype(np.int64)
+    sel = slice(None) if g is None else g
+    spirits = state.spirits[sel].astype(np.int64)
     icons = spirits @ cards.icons  # (B, P, 5)
     # sources in cards.SCORE_SOURCES order: 5 icons, full icon sets, stones, faith
     sources = np.concatenate(
         [
             icons,
             icons.min(axis=2, keepdims=True),
-            state.stones.sum(2, dtype=np.int64)[..., None],
-            state.faith.astype(np.int64)[..., None],
+            ksum(state.stones[sel])[..., None],
+            state.faith[sel].astype(np.int64)[..., None],
         ],
         axis=2,
     )
     game_end = ((spirits @ cards.score) * sources).sum(2)  # per copy: vp per unit x units
-    return state.vp + spirits @ cards.points + game_end
+    return state.vp[sel] + spirits @ cards.points + game_end
 
 
 def winners(state: State, g: np.ndarray) -> np.ndarray:
     """(n,) the winner of each game: highest score; ties go to the tied player nearest
     the declarer's left, so the declarer never wins a tie (R7.4)."""
     P = state.num_players
-    scores = final_scores(state)[g]
+    scores = final_scores(state, g)
     best = scores == scores.max(1, keepdims=True)
     declarer = np.maximum(state.declarer[g], 0)
     order = (np.arange(P)[None, :] - declarer[:, None] - 1) % P  # 0 = declarer's left, P-1 = declarer

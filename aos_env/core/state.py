@@ -7,13 +7,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cards import CardSet
+from ..cards import ACTIONS, BONUS_FIELDS, ICONS, SPECIALS, CardSet
 from .constants import NUM_ACTIONS, Phase
 
 K = 30
 
 # Columns of State.pend, in the order pending draws are resolved (zones.run_draw).
 PEND_CMD, PEND_HAND, PEND_MANA, PEND_STONE, PEND_OFFER = range(5)
+
+# Columns of State.stats (the same as CardSet.stat_table): per-player totals over the spirits in play.
+STAT_ICONS = slice(0, len(ICONS))  # axe, staff, sword, shield, armour
+STAT_SPECIAL = {name: len(ICONS) + i for i, name in enumerate(SPECIALS)}  # copies with that ability
+_BONUS0 = len(ICONS) + len(SPECIALS)
+
+
+def stat_bonus(action: int) -> slice:
+    """Columns of the plain bonuses (cards.BONUS_FIELDS order) for action index ``action``."""
+    start = _BONUS0 + action * len(BONUS_FIELDS)
+    return slice(start, start + len(BONUS_FIELDS))
+
+
+NUM_STATS = _BONUS0 + len(ACTIONS) * len(BONUS_FIELDS)
 
 ZONE_DTYPE = np.int8  # at most 4 copies of a kind in any zone
 INT = np.int32
@@ -70,6 +84,8 @@ class State:
     disc_return: np.ndarray  # (B,) phase to continue with after a discard round
     short_done: np.ndarray  # (B,) bool: an R8.3 discard round already took place during this draw
     last_turn: np.ndarray  # (B,) index of the final turn once the end is declared
+    stats: np.ndarray  # (B, P, NUM_STATS) totals over spirits in play (icons, specials, bonuses);
+    #                    kept up to date at each summon, recomputed by refresh
 
     @property
     def batch_size(self) -> int:
@@ -122,5 +138,26 @@ def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet) ->
         cmd_card=np.full(B, -1, INT), head_number=z(B), summon_kind=np.full(B, -1, INT),
         pay_need=z(B, 5), pay_any=z(B), paid=z(B, 6), count=z(B), floor=z(B), pend=z(B, 5),
         after_draw=z(B), offer_public=z(B, dtype=bool), seat=z(B), disc_shortage=z(B, dtype=bool),
-        disc_return=z(B), short_done=z(B, dtype=bool), last_turn=z(B),
+        disc_return=z(B), short_done=z(B, dtype=bool), last_turn=z(B), stats=z(B, P, NUM_STATS),
     )
+
+
+def ksum(x: np.ndarray) -> np.ndarray:
+    """Cards in a zone: the sum over the last (kind) axis, as int32.
+
+    ``einsum`` sums int8 rows several times faster than ``ndarray.sum`` (which is
+    slow on a short last axis); int8 cannot overflow here, a zone holds at most
+    110 cards.
+    """
+    return np.einsum("...k->...", x).astype(np.int32)
+
+
+def recompute_stats(state: State) -> None:
+    """Recompute ``state.stats`` from the spirits in play (after editing zones by hand)."""
+    state.stats[:] = state.spirits.astype(np.int64) @ state.cards.stat_table
+
+
+def add_spirit(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:
+    """Put a spirit of kind k into play for player p, keeping ``stats`` up to date."""
+    state.spirits[g, p, k] += 1
+    state.stats[g, p] += state.cards.stat_table[k]

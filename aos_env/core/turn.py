@@ -14,7 +14,7 @@ from . import abilities, scoring
 from .actions import VP, FAITH, CARDS, STONES, gain_faith
 from .constants import ACT, NUM_ACTIONS, YES, Phase
 from .payment import start_summon, summonable
-from .state import PEND_HAND, PEND_STONE, State
+from .state import PEND_HAND, PEND_STONE, State, add_spirit, ksum
 from .zones import request_draws
 
 PHASE3_DRAW = 2  # R3.3.1
@@ -41,7 +41,7 @@ def run_turn_start(state: State, g: np.ndarray) -> None:
 
 def run_command_start(state: State, g: np.ndarray) -> None:
     """Ask for a command card; with an empty hand the top card of the deck is played (R3.1.2, R8.2)."""
-    empty = state.hand[g, state.active_player[g]].sum(1, dtype=np.int64) == 0
+    empty = ksum(state.hand[g, state.active_player[g]]) == 0
     request_draws(state, g[empty], Phase.COMMAND_DONE, cmd=1)
     state.phase[g[~empty]] = Phase.COMMAND
 
@@ -98,7 +98,7 @@ def run_summon_done(state: State, g: np.ndarray) -> None:
     p = state.active_player[g]
     k = state.summon_kind[g]
     state.hand[g, p, k] -= 1
-    state.spirits[g, p, k] += 1
+    add_spirit(state, g, p, k)
     state.summon_kind[g] = -1
     cards = state.cards
     bonus = cards.summon_bonus[k]  # (n, fields): Phoenix, Angel
@@ -124,7 +124,7 @@ def run_phase3(state: State, g: np.ndarray) -> None:
 
 
 def run_keep_start(state: State, g: np.ndarray) -> None:
-    empty = state.offer[g].sum(1, dtype=np.int64) == 0  # only if nothing at all could be drawn
+    empty = ksum(state.offer[g]) == 0  # only if nothing at all could be drawn
     state.phase[g] = np.where(empty, Phase.END_TURN, Phase.KEEP)
 
 
@@ -137,7 +137,7 @@ def apply_keep(state: State, g: np.ndarray, k: np.ndarray) -> None:
     p = state.active_player[g]
     state.hand[g, p, k] += 1
     state.offer[g, k] -= 1
-    rest = state.offer[g].sum(1, dtype=np.int64) > 0
+    rest = ksum(state.offer[g]) > 0
     a, pa = g[rest], p[rest]
     assisted = np.argmax(state.offer[a] > 0, axis=1)
     right = (pa - 1) % P
@@ -164,7 +164,7 @@ def run_declare_check(state: State, g: np.ndarray) -> None:
     """The end may be declared with 10+ spirits or 30+ VP; only the first declaration counts."""
     p = state.active_player[g]
     may = (state.declarer[g] < 0) & (
-        (state.spirits[g, p].sum(1, dtype=np.int64) >= DECLARE_SPIRITS) | (state.vp[g, p] >= DECLARE_VP)
+        (ksum(state.spirits[g, p]) >= DECLARE_SPIRITS) | (state.vp[g, p] >= DECLARE_VP)
     )
     state.phase[g] = np.where(may, Phase.DECLARE, Phase.NEXT_TURN)
 

@@ -10,20 +10,20 @@ import numpy as np
 
 from . import rng
 from .constants import MANA_0, Phase
-from .state import PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, State
+from .state import PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, State, ksum
 
 #: R8.3: the hand and mana limits when nothing is left to draw.
 SHORTAGE_LIMIT = 9
 
 
 def colour_counts(state: State, x: np.ndarray) -> np.ndarray:
-    """Counts by kind (..., K) -> counts by colour (..., 5)."""
-    return x.astype(np.int64) @ state.cards.colour_onehot
+    """Counts by kind (..., K) -> counts by colour (..., 5), as float32 (exact; see cards.py)."""
+    return x.astype(np.float32) @ state.cards.colour_onehot_f32
 
 
 def mana_total(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Face-up mana plus stones of player p (the waiting head counts, R4.3)."""
-    return state.mana[g, p].sum(1, dtype=np.int64) + state.stones[g, p].sum(1, dtype=np.int64)
+    return ksum(state.mana[g, p]) + ksum(state.stones[g, p])
 
 
 def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -35,7 +35,7 @@ def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     h = state.head[g, p]
     has = h >= 0
     m[np.nonzero(has)[0], state.cards.colour[h[has]]] -= 1
-    s = state.stones[g, p].sum(1, dtype=np.int64)
+    s = ksum(state.stones[g, p])
     return np.concatenate([m, s[:, None]], axis=1)
 
 
@@ -77,18 +77,37 @@ def take_stone(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return k
 
 
-def draw_from_deck(state: State, g: np.ndarray) -> np.ndarray:
-    """Take a uniformly random card of each game's deck (which must not be empty)."""
-    k = _random_kind(state, g, state.deck[g])
+def draw_from_deck(state: State, g: np.ndarray, cum: np.ndarray | None = None) -> np.ndarray:
+    """Take a uniformly random card of each game's deck (which must not be empty).
+
+    ``cum``: the decks' running totals over kinds, if the caller has them.
+    """
+    k = _random_kind(state, g, state.deck[g], cum)
     state.deck[g, k] -= 1
     return k
 
 
-def _random_kind(state: State, g: np.ndarray, counts: np.ndarray) -> np.ndarray:
+_TRIU = np.triu(np.ones((30, 30), dtype=np.float32))
+
+
+def _cumulative(counts: np.ndarray) -> np.ndarray:
+    """(n, K) running totals over kinds.
+
+    A float32 product with a triangular matrix is several times faster than
+    ``np.cumsum`` on a short axis; for large n OpenBLAS would start threads,
+    which costs more than it saves, so cumsum is used there.
+    """
+    if counts.shape[0] <= 1024 and counts.shape[1] == 30:
+        return counts.astype(np.float32) @ _TRIU
+    return np.cumsum(counts, axis=1, dtype=np.int32)
+
+
+def _random_kind(state: State, g: np.ndarray, counts: np.ndarray, cum: np.ndarray | None = None) -> np.ndarray:
     """A kind drawn with probability proportional to counts (n, K), per game."""
-    cum = np.cumsum(counts, axis=1, dtype=np.int64)
+    if cum is None:
+        cum = _cumulative(counts)
     r = rng.randint(state.rng_key, state.rng_counter, g, cum[:, -1])
-    return (cum <= r[:, None]).sum(1)
+    return (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
 
 
 def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -115,48 +134,57 @@ def run_draw(state: State, g: np.ndarray) -> None:
     draw is skipped (otherwise a player could be made to discard and redraw
     the same card again and again).
     """
-    todo = g
-    while todo.size:
-        waiting = state.pend[todo].any(axis=1)
-        done = todo[~waiting]
-        state.phase[done] = state.after_draw[done]
-        state.short_done[done] = False
-        todo = todo[waiting]
-        if not todo.size:
-            break
-        empty = state.deck[todo].sum(1, dtype=np.int64) == 0
+    pend = state.pend[g]
+    cum_pend = np.cumsum(pend, axis=1)  # draw number i goes to the first column with cum_pend > i
+    total = cum_pend[:, -1]
+    act = state.active_player[g]
+    held = np.zeros(g.size, dtype=bool)  # stopped for an R8.3 discard round
+    live = np.nonzero(total > 0)[0]  # positions into g
+    i = 0
+    while live.size:
+        gl = g[live]
+        cum = _cumulative(state.deck[gl])
+        empty = cum[:, -1] == 0
         if empty.any():
-            e = todo[empty]
+            e = gl[empty]
             state.deck[e] += state.discard[e]  # R8.1 (a multiset needs no shuffling)
             state.discard[e] = 0
-            dry = state.deck[e].sum(1, dtype=np.int64) == 0
+            cum[empty] = _cumulative(state.deck[e])
+            dry = cum[:, -1] == 0
             if dry.any():
-                d = e[dry]
-                over = _over_limit(state, d, SHORTAGE_LIMIT, SHORTAGE_LIMIT) & ~state.short_done[d]
-                start_discard_round(state, d[over], shortage=True, then=Phase.DRAW)
-                state.short_done[d[over]] = True
-                skip = d[~over]
-                state.pend[skip] = 0  # R8.3 [decision]: still nothing to draw: skip
-                state.phase[skip] = state.after_draw[skip]
-                state.short_done[skip] = False
-                todo = np.setdiff1d(todo, d, assume_unique=True)
-                if not todo.size:
+                d = live[dry]
+                gd = g[d]
+                over = _over_limit(state, gd, SHORTAGE_LIMIT, SHORTAGE_LIMIT) & ~state.short_done[gd]
+                # R8.3: a discard round, then this draw goes on with what is left to draw
+                state.pend[gd[over]] = np.minimum(np.maximum(cum_pend[d[over]] - i, 0), pend[d[over]])
+                start_discard_round(state, gd[over], shortage=True, then=Phase.DRAW)
+                state.short_done[gd[over]] = True
+                held[d[over]] = True  # [decision] the others skip the rest of the draw
+                live, gl, cum = live[~dry], gl[~dry], cum[~dry]
+                if not live.size:
                     break
-        k = draw_from_deck(state, todo)
-        dest = np.argmax(state.pend[todo] > 0, axis=1)
-        state.pend[todo, dest] -= 1
-        act = state.active_player[todo]
-        for col, zone in ((PEND_HAND, state.hand), (PEND_MANA, state.mana), (PEND_STONE, state.stones)):
+        k = draw_from_deck(state, gl, cum)
+        dest = (cum_pend[live] > i).argmax(1)
+        a = act[live]
+        for col in np.nonzero(np.bincount(dest, minlength=5))[0]:
             sel = dest == col
-            if sel.any():
-                zone[todo[sel], act[sel], k[sel]] += 1
-        sel = dest == PEND_OFFER
-        if sel.any():
-            state.offer[todo[sel], k[sel]] += 1
-        sel = dest == PEND_CMD
-        if sel.any():  # R3.1.2 / R8.2: the top card of the deck is played as command card
-            state.mana[todo[sel], act[sel], k[sel]] += 1
-            state.cmd_card[todo[sel]] = k[sel]
+            gs, ps, ks = gl[sel], a[sel], k[sel]
+            if col == PEND_OFFER:
+                state.offer[gs, ks] += 1
+            elif col == PEND_HAND:
+                state.hand[gs, ps, ks] += 1
+            elif col == PEND_STONE:
+                state.stones[gs, ps, ks] += 1
+            else:  # PEND_MANA, or PEND_CMD: the top card of the deck played as command card (R3.1.2, R8.2)
+                state.mana[gs, ps, ks] += 1
+                if col == PEND_CMD:
+                    state.cmd_card[gs] = ks
+        i += 1
+        live = live[total[live] > i]
+    fin = g[~held]
+    state.pend[fin] = 0
+    state.phase[fin] = state.after_draw[fin]
+    state.short_done[fin] = False
 
 
 # ---- discard rounds: Nightmare (6 cards, 7 mana) and R8.3 (9 and 9) ----------
@@ -173,8 +201,8 @@ def _limits(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _over_limit(state: State, g: np.ndarray, hand_limit, mana_limit) -> np.ndarray:
     """(n,) True where some player holds more cards or mana than the limits."""
-    hand = state.hand[g].sum(2, dtype=np.int64)
-    mana = state.mana[g].sum(2, dtype=np.int64) + state.stones[g].sum(2, dtype=np.int64)
+    hand = ksum(state.hand[g])
+    mana = ksum(state.mana[g]) + ksum(state.stones[g])
     return ((hand > np.reshape(hand_limit, (-1, 1))) | (mana > np.reshape(mana_limit, (-1, 1)))).any(1)
 
 
@@ -192,8 +220,8 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
     hand_limit, mana_limit = _limits(state, g)
     players = (state.active_player[g][:, None] + np.arange(P)) % P  # by seat offset
     rows = np.arange(g.size)[:, None]
-    hand = state.hand[g].sum(2, dtype=np.int64)[rows, players]
-    mana = (state.mana[g].sum(2, dtype=np.int64) + state.stones[g].sum(2, dtype=np.int64))[rows, players]
+    hand = ksum(state.hand[g])[rows, players]
+    mana = (ksum(state.mana[g]) + ksum(state.stones[g]))[rows, players]
     hand_over = hand > hand_limit[:, None]
     over = (hand_over | (mana > mana_limit[:, None])) & (np.arange(P) >= state.seat[g][:, None])
     found = over.any(1)
@@ -221,7 +249,7 @@ def discard_hand_mask(state: State, g: np.ndarray) -> np.ndarray:
     p = state.current_player[g]
     hand = state.hand[g, p]
     limit, _ = _limits(state, g)
-    return ordered_choice_mask(hand, state.floor[g], hand.sum(1, dtype=np.int64) - limit)
+    return ordered_choice_mask(hand, state.floor[g], ksum(hand) - limit)
 
 
 def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -230,7 +258,7 @@ def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
     discard_cards(state, g, k)
     state.floor[g] = k
     limit, _ = _limits(state, g)
-    done = state.hand[g, p].sum(1, dtype=np.int64) <= limit
+    done = ksum(state.hand[g, p]) <= limit
     state.phase[g[done]] = Phase.DISCARD_NEXT
 
 
