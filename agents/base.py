@@ -1,0 +1,72 @@
+"""The interface every agent follows, on the batched engine and on the AEC env.
+
+An agent maps a batch of observations and legal-action masks to actions::
+
+    actions = agent.act(obs, mask, state=None)   # obs (B, OBS_DIM), mask (B, 44) -> (B,) int
+
+``state`` is the engine state the observations come from (games in the same
+order); agents that search (MonteCarloAgent) need it, the others ignore it. A
+game with an all-False mask (finished) gets action 0. Single observations
+(shape (OBS_DIM,)) give a single int. ``act_on_state`` and ``act_on_env``
+wrap the two usual sources.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from aos_env import core
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray: ...
+
+
+class BaseAgent:
+    """Shared plumbing: single observations, seeding."""
+
+    name = "agent"
+
+    def __init__(self, seed: int | None = 0) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Restart the agent's random stream (``seed`` or the constructor's)."""
+        self.rng = np.random.default_rng(self.seed if seed is None else seed)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None):
+        obs, mask = np.asarray(obs), np.asarray(mask).astype(bool)
+        if obs.ndim == 1:
+            return int(self.act_batch(obs[None], mask[None], state)[0])
+        return self.act_batch(obs, mask, state)
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(seed={self.seed})"
+
+
+def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = None) -> np.ndarray:
+    """Actions of ``agent`` for the current players of ``games`` (default: all) of a batch."""
+    sub = state if games is None else state.take(games)
+    obs = core.observe(sub, sub.current_player)
+    return np.asarray(agent.act(obs, sub.legal_action_mask, sub), dtype=np.int64)
+
+
+def act_on_env(agent: Agent, env) -> int:
+    """The action of ``agent`` for the acting agent of a PettingZoo env (``aos_env.env()``)."""
+    obs = env.observe(env.agent_selection)
+    raw = env.unwrapped
+    return int(agent.act(obs["observation"], obs["action_mask"].astype(bool), raw.state))
+
+
+def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Index of the best legal score per row (0 where nothing is legal)."""
+    return np.where(mask, scores, -np.inf).argmax(1) * mask.any(1)

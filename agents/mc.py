@@ -1,0 +1,180 @@
+"""MonteCarloAgent: determinised Monte-Carlo search on the batched engine.
+
+At each decision the agent
+
+1. copies the real position once per (legal action, rollout) into one batch;
+2. *determinises* every copy from the acting player's point of view: the cards
+   it cannot see (other hands, the faces of all stones, the deck, the discard
+   pile, hidden offered cards) are pooled and dealt back at random into zones
+   of the same sizes, so each copy is a world consistent with what the player
+   has seen (R9); each copy also gets a fresh random stream;
+3. plays the action in each copy, then finishes the game with a fast default
+   policy (``rollout_policy``), all copies advancing together in the engine;
+4. picks the action with the best mean outcome for the player: +1 for a win,
+   -1/(P-1) for a loss (a rollout cut at ``max_rollout_turns`` counts as if the
+   game ended there), plus 0.02 per point of score lead, which separates
+   actions whose win counts tie.
+
+All actions of a game are tried on the same determinised worlds with the
+same random draws (common random numbers), so their comparison is not
+drowned in the noise of the deals.
+
+Several games can be searched at once: their copies share the same batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aos_env import core
+from aos_env.core.scoring import final_scores
+
+from .base import BaseAgent, act_on_state
+from .greedy import GreedyAgent
+from .random_agent import RandomAgent
+
+
+def determinise(state: core.State, viewer: np.ndarray, rng: np.random.Generator) -> None:
+    """Redeal, in place, the cards ``viewer[i]`` cannot see in game i of ``state``.
+
+    Zone sizes and everything public stay as they are.
+    """
+    N, P = state.batch_size, state.num_players
+    K = state.hand.shape[2]
+    rows = np.arange(N)
+    others = np.arange(P)[None, :] != viewer[:, None]  # (N, P)
+    hidden_offer = ~(state.offer_public | (viewer == state.active_player))
+    # hidden zones, in a fixed order: deck, discard, offer, hands (others only), stones (everyone)
+    hands = state.hand * others[..., None]
+    zones = [state.deck, state.discard, state.offer * hidden_offer[:, None]]
+    zones += [hands[:, p] for p in range(P)] + [state.stones[:, p] for p in range(P)]
+    counts = np.stack(zones, axis=1).astype(np.int64)  # (N, Z, K)
+    sizes = counts.sum(2)  # (N, Z)
+    pool = counts.sum(1)  # (N, K)
+    total = pool.sum(1)  # (N,)
+    L = int(total.max(initial=0))
+    if L == 0:
+        return
+    j = np.arange(L)
+    cum = np.cumsum(pool, axis=1)  # (N, K)
+    kinds = (cum[:, :, None] <= j[None, None, :]).sum(1)  # (N, L): the pool as a sorted list of kinds
+    keys = rng.random((N, L))
+    keys[j[None, :] >= total[:, None]] = np.inf  # padding sorts last
+    order = np.argsort(keys, axis=1)
+    shuffled = np.take_along_axis(kinds, order, axis=1)
+    ends = np.cumsum(sizes, axis=1)  # (N, Z)
+    zone_of = (ends[:, :, None] <= j[None, None, :]).sum(1)  # (N, L) which zone slot j fills
+    valid = j[None, :] < total[:, None]
+    Z = counts.shape[1]
+    flat = (rows[:, None] * Z + zone_of) * K + np.minimum(shuffled, K - 1)
+    new = np.bincount(flat[valid], minlength=N * Z * K).reshape(N, Z, K)
+    state.deck[:] = new[:, 0]
+    state.discard[:] = new[:, 1]
+    state.offer[:] = np.where(hidden_offer[:, None], new[:, 2], state.offer)
+    state.hand[:] = np.where(others[..., None], new[:, 3 : 3 + P], state.hand)
+    state.stones[:] = new[:, 3 + P : 3 + 2 * P]
+
+
+class MonteCarloAgent(BaseAgent):
+    """Determinised Monte-Carlo search (see the module docstring).
+
+    rollouts: rollouts per legal action. rollout_policy: "greedy", "random" or
+    an agent. max_rollout_turns: cut each rollout after this many turns (None:
+    play to the end).
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        rollouts: int = 16,
+        rollout_policy="greedy",
+        max_rollout_turns: int | None = None,
+        seed: int | None = 0,
+    ) -> None:
+        super().__init__(seed)
+        if rollouts < 1:
+            raise ValueError(f"rollouts must be >= 1, got {rollouts}")
+        self.rollouts = int(rollouts)
+        self.max_rollout_turns = max_rollout_turns
+        if rollout_policy == "greedy":
+            rollout_policy = GreedyAgent(seed=seed)
+        elif rollout_policy == "random":
+            rollout_policy = RandomAgent(seed=seed)
+        self.rollout_policy = rollout_policy
+
+    def __repr__(self) -> str:
+        return (f"MonteCarloAgent(rollouts={self.rollouts}, rollout_policy={self.rollout_policy!r}, "
+                f"max_rollout_turns={self.max_rollout_turns}, seed={self.seed})")
+
+    def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:
+        if state is None:
+            raise ValueError("MonteCarloAgent searches on the engine: pass the engine state (act_on_state / act_on_env)")
+        B = mask.shape[0]
+        out = np.zeros(B, dtype=np.int64)
+        legal_count = mask.sum(1)
+        single = legal_count == 1
+        out[single] = mask[single].argmax(1)
+        games, acts = np.nonzero(mask & (legal_count > 1)[:, None])
+        if not games.size:
+            return out
+        R = self.rollouts
+        # One determinised world per (game, rollout), shared by all the game's actions
+        # (common random numbers: actions are compared on the same worlds and draws).
+        searched = np.unique(games)
+        worlds = state.take(np.repeat(searched, R))
+        determinise(worlds, worlds.current_player.copy(), self.rng)
+        worlds.rng_key[:] = self.rng.integers(0, 2**63, size=worlds.batch_size, dtype=np.int64).view(np.uint64)
+        worlds.rng_counter[:] = 0
+        block = np.searchsorted(searched, games)  # world block of each (game, action) pair
+        sim = worlds.take((block[:, None] * R + np.arange(R)[None, :]).ravel())
+        first = np.repeat(acts, R)
+        viewer = sim.current_player.copy()
+        core.step(sim, first)
+        start_turn = sim.turn.copy()
+        value = np.zeros(sim.batch_size)
+        valued = np.zeros(sim.batch_size, dtype=bool)
+        while True:
+            over = sim.terminated | sim.truncated
+            just = over & ~valued
+            # rewards exist only in the step that ended a game
+            value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * _margin(sim, np.nonzero(just)[0], viewer[just])
+            valued |= just
+            if self.max_rollout_turns is not None:
+                cut = ~over & (sim.turn - start_turn >= self.max_rollout_turns)
+                value[cut] = _leader_value(sim, np.nonzero(cut)[0], viewer[cut])
+                valued |= cut
+                sim.truncated[cut] = True  # our private copy: the engine now ignores these games
+                sim.legal_action_mask[cut] = False
+            live = np.nonzero(~(sim.terminated | sim.truncated))[0]
+            if not live.size:
+                break
+            actions = np.zeros(sim.batch_size, dtype=np.int64)
+            actions[live] = act_on_state(self.rollout_policy, sim, live)
+            core.step(sim, actions)
+        mean = np.bincount(np.repeat(np.arange(games.size), R), weights=value, minlength=games.size) / R
+        best = np.full((B, mask.shape[1]), -np.inf)
+        best[games, acts] = mean
+        multi = legal_count > 1
+        out[multi] = best[multi].argmax(1)
+        return out
+
+
+MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win
+
+
+def _margin(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
+    """Viewer's score minus the best other score, now."""
+    scores = final_scores(state, g).astype(float)
+    rows = np.arange(g.size)
+    mine = scores[rows, viewer]
+    scores[rows, viewer] = -np.inf
+    return mine - scores.max(1)
+
+
+def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
+    """Outcome of a cut rollout: as if the game ended now (+1 if the viewer leads,
+    else -1/(P-1)), plus the small score-margin term."""
+    P = state.num_players
+    margin = _margin(state, g, viewer)
+    return np.where(margin > 0, 1.0, -1.0 / (P - 1)) + MARGIN_WEIGHT * margin

@@ -1,0 +1,112 @@
+"""Play Age of Summoners in the terminal against the bots.
+
+    python -m aos_env.play --players 3 --opponents greedy,mc
+
+Each time you must choose, the table is shown from your seat with your
+legal actions numbered; type a number (or ``q`` to quit). The bots' moves are
+printed as they happen. Input is read from standard input, so a game can
+also be scripted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+import numpy as np
+
+from . import core
+from .env import raw_env
+from .core.scoring import winners
+from .render import agent_name, describe_action, legal_actions_text, render_text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m aos_env.play",
+        description="Play Age of Summoners in the terminal against bots.",
+    )
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="number of players (default: 2)")
+    p.add_argument("--opponents", default="greedy",
+                   help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
+                   "random, greedy, mc, mc:rollouts=32, or a model .zip from train.py (default: greedy)")
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default: 0)")
+    p.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    p.add_argument("--max-turns", type=int, default=core.DEFAULT_MAX_TURNS,
+                   help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})")
+    return p
+
+
+def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
+    """Show numbered options, read a choice; repeat on bad input. None means quit."""
+    for i, (_, words) in enumerate(options, 1):
+        print(f"  {i:>2}. {words}", file=out)
+    while True:
+        print(f"Your choice (1-{len(options)}, q to quit): ", end="", file=out, flush=True)
+        line = inp.readline()
+        if not line:
+            return None  # end of input
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit"):
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(options):
+            return options[int(text) - 1][0]
+        print(f"  '{line.strip()}' is not one of the choices: type a number from 1 to {len(options)}.", file=out)
+
+
+def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
+    from agents import act_on_env, make_agent  # the bots live in the agents package
+
+    args = build_parser().parse_args(argv)
+    inp, out = inp or sys.stdin, out or sys.stdout
+    P = args.players
+    if not 0 <= args.seat < P:
+        print(f"--seat must be between 0 and {P - 1}", file=out)
+        return 2
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    if not specs:
+        print("--opponents needs at least one bot", file=out)
+        return 2
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    bots = {}
+    others = [p for p in range(P) if p != args.seat]
+    for i, p in enumerate(others):
+        spec = specs[i % len(specs)]
+        bots[p] = (spec, make_agent(spec, seed=seed + 17 * (p + 1)))
+    env = raw_env(num_players=P, max_turns=args.max_turns)
+    env.reset(seed=seed)
+    me = agent_name(args.seat)
+    print(f"Age of Summoners, seed {seed}. You are {me}; "
+          + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items()) + ".", file=out)
+    for agent in env.agent_iter():
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        state = env.state
+        p = env.agent_name_mapping[agent]
+        if agent == me:
+            print("\n" + render_text(state, 0, args.seat), file=out)
+            choice = ask(legal_actions_text(state, 0), inp, out)
+            if choice is None:
+                print("Goodbye.", file=out)
+                return 1
+            print(f"You: {describe_action(state, 0, choice)}", file=out)
+            env.step(choice)
+        else:
+            spec, bot = bots[p]
+            action = act_on_env(bot, env)
+            print(f"{agent} ({spec}): {describe_action(state, 0, action)}", file=out)
+            env.step(action)
+    state = env.state
+    print("\n" + render_text(state, 0, args.seat), file=out)
+    if state.truncated[0]:
+        print("The game reached the turn limit: nobody wins.", file=out)
+    else:
+        winner = int(winners(state, np.zeros(1, dtype=np.int64))[0])
+        print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
