@@ -170,3 +170,14 @@ def test_refresh_does_not_advance_single_choice() -> None:
     state = position(2, players=[{"hand": ["Imp"]}, {}])
     assert Phase(int(state.phase[0])) == Phase.COMMAND
     assert state.legal_action_mask[0].sum() == 1
+
+
+def test_reset_restarts_chosen_games_like_init() -> None:
+    state = core.init(5, 3, seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        core.step(state, (rng.random(state.legal_action_mask.shape) * state.legal_action_mask).argmax(1))
+    untouched = arrays(state.take(np.array([0, 2, 3])))
+    core.reset(state, np.array([1, 4]), seed=np.array([77, 78]))
+    assert_same(untouched, arrays(state.take(np.array([0, 2, 3]))), "other games unchanged")
+    assert_same(arrays(core.init(2, 3, seed=77)), arrays(state.take(np.array([1, 4]))), "restarted like init")

@@ -266,6 +266,19 @@ def init(
     return state
 
 
+def reset(state: State, games: np.ndarray, seed) -> State:
+    """Start new games in positions ``games`` of the batch (in place), e.g. the finished ones.
+
+    ``seed``: an int (the games get ``seed, seed+1, ...``) or one seed per game.
+    Game ``games[i]`` then plays exactly like ``init(1, P, seed=seeds[i])``.
+    """
+    games = np.asarray(games, dtype=np.int64)
+    if games.size:
+        fresh = init(games.size, state.num_players, seed=seed, max_turns=state.max_turns, cards=state.cards)
+        state.put(games, fresh)
+    return state
+
+
 def _check_actions(state: State, actions) -> np.ndarray:
     B = state.batch_size
     a = np.asarray(actions)

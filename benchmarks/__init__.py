@@ -1,0 +1,1 @@
+"""Speed measurements of the engine and environments, beside their peers (``python -m benchmarks``)."""
