@@ -31,6 +31,7 @@ class BaseAgent:
     """Shared plumbing: single observations, seeding."""
 
     name = "agent"
+    needs_state = False  # True for agents that search on the engine state (act gets a copy)
 
     def __init__(self, seed: int | None = 0) -> None:
         self.seed = seed
@@ -54,10 +55,16 @@ class BaseAgent:
 
 
 def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = None) -> np.ndarray:
-    """Actions of ``agent`` for the current players of ``games`` (default: all) of a batch."""
-    sub = state if games is None else state.take(games)
-    obs = core.observe(sub, sub.current_player)
-    return np.asarray(agent.act(obs, sub.legal_action_mask, sub), dtype=np.int64)
+    """Actions of ``agent`` for the current players of ``games`` (default: all) of a batch.
+
+    Only agents with ``needs_state = True`` (search agents) get a copy of the games' state.
+    """
+    if games is None:
+        games = np.arange(state.batch_size)
+    obs = core.observe(state, state.current_player[games], games=games)
+    mask = state.legal_action_mask[games]
+    sub = state.take(games) if getattr(agent, "needs_state", False) else None
+    return np.asarray(agent.act(obs, mask, sub), dtype=np.int64)
 
 
 def act_on_env(agent: Agent, env) -> int:

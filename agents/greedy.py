@@ -203,22 +203,20 @@ class GreedyAgent(BaseAgent):
         return s
 
     def _assist_penalty(self, obs: np.ndarray, offer: np.ndarray) -> np.ndarray:
-        """(n, K) penalty for keeping kind k: it assists the other offered card to the right neighbour."""
+        """(n, K) penalty for keeping kind k: the other offered card goes to the right neighbour.
+
+        With two cards on offer, keeping k assists the other one, whose number is
+        the offer's total minus k's number.
+        """
         cards = self.cards
         n = obs.shape[0]
-        right = obs[:, SL["num_players"]].argmax(1) + 1  # the right neighbour's seat is P-1
+        right = obs[:, SL["num_players"]].argmax(1) + 1  # the right neighbour is seat P-1
         rows = np.arange(n)
-        seat_vals = lambda name: np.stack([self._seat(obs, i, name) for i in range(4)], axis=1)  # noqa: E731
-        icons = seat_vals("icons")[rows, right] * 5
-        faith = seat_vals("faith")[rows, right][:, 0] * 10
+        icons = np.stack([self._seat(obs, i, "icons") for i in range(4)], axis=1)[rows, right] * 5
+        faith = np.stack([self._seat(obs, i, "faith")[:, 0] for i in range(4)], axis=1)[rows, right] * 10
         conquest_player = icons[:, 0] + icons[:, 2]
-        penalty = np.zeros((n, K))
-        for k in range(K):
-            rest = offer.copy()
-            rest[:, k] -= 1
-            rest = np.maximum(rest, 0)
-            other_no = rest @ cards.number  # number of the card that would be assisted
-            helps_conquest = (other_no <= 2) * conquest_player * 0.4
-            helps_pilgrimage = (other_no >= 4) * faith * 0.15
-            penalty[:, k] = helps_conquest + helps_pilgrimage + 0.2 * (rest @ (self.value / 3))
-        return penalty
+        other_no = (offer @ cards.number)[:, None] - cards.number[None]  # (n, K)
+        other_value = (offer @ self.value)[:, None] - self.value[None]
+        helps_conquest = (other_no <= 2) * conquest_player[:, None] * 0.4
+        helps_pilgrimage = (other_no >= 4) * faith[:, None] * 0.15
+        return helps_conquest + helps_pilgrimage + 0.2 * other_value / 3

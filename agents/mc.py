@@ -84,6 +84,7 @@ class MonteCarloAgent(BaseAgent):
     """
 
     name = "mc"
+    needs_state = True
 
     def __init__(
         self,

@@ -177,7 +177,7 @@ def _run_internal(state: State, g: np.ndarray) -> None:
             todo, ph = todo[auto], ph[auto]
         if not todo.size:
             return
-        present = np.unique(ph) if todo.size > 1 else ph
+        present = np.flatnonzero(np.bincount(ph, minlength=NUM_PHASES)) if todo.size > 1 else ph
         if present.size == 1:
             _RUN[present[0]](state, todo)
             continue
@@ -279,23 +279,33 @@ def reset(state: State, games: np.ndarray, seed) -> State:
     return state
 
 
-def _check_actions(state: State, actions) -> np.ndarray:
+def _check_actions(state: State, actions, games: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate the actions; returns (games stepped, their actions). Raises ValueError."""
     B = state.batch_size
+    if games is None:
+        games = np.arange(B)
+    else:
+        games = np.asarray(games)
+        if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer) or ((games < 0) | (games >= B)).any():
+            raise ValueError(f"games must be a 1-d array of game indices in 0..{B - 1}")
+        if np.unique(games).size != games.size:
+            raise ValueError("games must not repeat a game")
+    n = games.size
     a = np.asarray(actions)
-    if a.shape != (B,):
-        raise ValueError(f"actions must have shape ({B},): one action id per game; got shape {a.shape}")
+    if a.shape != (n,):
+        raise ValueError(f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
     if not np.issubdtype(a.dtype, np.integer):
         raise ValueError(f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}); got dtype {a.dtype}")
-    live = ~(state.terminated | state.truncated)
     a = a.astype(np.int64)
+    live = ~(state.terminated[games] | state.truncated[games])
     in_range = (a >= 0) & (a < NUM_ACTIONS)
-    legal = in_range & state.legal_action_mask[np.arange(B), np.clip(a, 0, NUM_ACTIONS - 1)]
+    legal = in_range & state.legal_action_mask[games, np.where(in_range, a, 0)]
     bad = np.nonzero(live & ~legal)[0]
     if bad.size:
-        lines = [describe_illegal(state, int(b), int(a[b])) for b in bad[:5]]
+        lines = [describe_illegal(state, int(games[i]), int(a[i])) for i in bad[:5]]
         more = f" (and {bad.size - 5} more games)" if bad.size > 5 else ""
         raise ValueError("illegal action: " + "; ".join(lines) + more)
-    return a
+    return games[live], a[live]
 
 
 def describe_illegal(state: State, b: int, a: int) -> str:
@@ -308,17 +318,21 @@ def describe_illegal(state: State, b: int, a: int) -> str:
     )
 
 
-def step(state: State, actions) -> State:
+def step(state: State, actions, games: np.ndarray | None = None) -> State:
     """Apply one action per game (ignored for finished games) and advance to the next decisions.
 
+    ``games``: optionally, the indices of the games to step (``actions`` then
+    has one entry per index); the other games are left as they are.
     Updates ``state`` in place and returns it. Raises ``ValueError`` (state
     unchanged) if an action has the wrong shape/dtype or is illegal.
     """
-    a = _check_actions(state, actions)
-    state.rewards[:] = 0.0
-    live = np.nonzero(~(state.terminated | state.truncated))[0]
+    live, a = _check_actions(state, actions, games)
+    if games is None:
+        state.rewards[:] = 0.0
+    else:
+        state.rewards[games] = 0.0
     if live.size:
-        _apply(state, live, a[live])
+        _apply(state, live, a)
         _advance(state, live)
     return state
 

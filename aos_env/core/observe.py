@@ -14,13 +14,13 @@ from ..cards import NUM_KINDS
 from . import abilities
 from .constants import MAX_PLAYERS, NUM_ACTIONS, NUM_DECISION_PHASES, Phase, action_of_number
 from .scoring import final_scores
-from .state import State
+from .state import STAT_ICONS, State
 
 K = NUM_KINDS
-_BEFORE_COMMAND = [Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND, Phase.GAME_OVER]
-_SHORTAGE = [Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA]
+_BEFORE_COMMAND_PHASES = [Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND, Phase.GAME_OVER]
+_SHORTAGE_PHASES = [Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA]
 _BEFORE_COMMAND_DRAWS = [Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_DONE]
-_REPEATED = [  # decisions that pick a multiset one unit at a time (count, floor)
+_REPEATED_PHASES = [  # decisions that pick a multiset one unit at a time (count, floor)
     Phase.LEPRECHAUN_DISCARD, Phase.BALDANDERS, Phase.PAY, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA,
     Phase.RESEARCH_FLIP, Phase.PRAYER_DISCARD, Phase.BELIAL, Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA,
 ]
@@ -85,78 +85,121 @@ def obs_slices() -> dict[str, slice]:
     return out
 
 
-def observe(state: State, player) -> np.ndarray:
-    """(B, OBS_DIM) float32 observation of ``player`` (an int or a (B,) array), seat 0 = that player."""
+class _Rows:
+    """Read-only view of some games of a State: fields are indexed on first use."""
+
+    def __init__(self, state: State, games: np.ndarray) -> None:
+        self._state, self._games = state, games
+        self.num_players, self.max_turns, self.cards = state.num_players, state.max_turns, state.cards
+        self.batch_size = games.size
+
+    def __getattr__(self, name: str):
+        value = getattr(self._state, name)[self._games]
+        setattr(self, name, value)
+        return value
+
+
+def observe(state: State, player, games: np.ndarray | None = None) -> np.ndarray:
+    """(B, OBS_DIM) float32 observation of ``player`` (an int or a (B,) array), seat 0 = that player.
+
+    ``games``: observe only these games (then ``player`` has one entry per game).
+    """
+    if games is not None:
+        state = _Rows(state, np.asarray(games))
     B, P = state.batch_size, state.num_players
     player = np.broadcast_to(np.asarray(player), (B,)).astype(np.int64)
     if ((player < 0) | (player >= P)).any():
         raise ValueError(f"player must be in 0..{P - 1}, got {player[(player < 0) | (player >= P)][0]}")
     rows = np.arange(B)
     cards = state.cards
-    parts: list[np.ndarray] = []
-    add = parts.append
+    out = np.zeros((B, OBS_DIM), dtype=np.float32)  # filled slice by slice (no concatenations)
+    o = _GLOBAL
 
-    add(np.eye(3, dtype=np.float32)[np.full(B, P - 2)])
-    add(np.eye(NUM_DECISION_PHASES + 1, dtype=np.float32)[np.minimum(state.phase, NUM_DECISION_PHASES)])
+    out[:, o["num_players"].start + P - 2] = 1.0
+    phase = state.phase
+    out[rows, o["phase"].start + np.minimum(phase, NUM_DECISION_PHASES)] = 1.0
     # a command number exists once Phase I is over (not while a start-of-turn draw or the
     # command card drawn from the deck is held up by an R8.3 discard round)
-    before = np.isin(state.phase, _BEFORE_COMMAND) | (
-        np.isin(state.phase, _SHORTAGE) & np.isin(state.after_draw, _BEFORE_COMMAND_DRAWS)
-    )
-    played = ~before
-    add(np.eye(7, dtype=np.float32)[action_of_number(state.command_number)] * played[:, None])
-    add((state.command_number / 10.0)[:, None])
-    add((state.head_number * played / 10.0)[:, None])
-    add((state.deck.sum(1) / 110.0)[:, None])
-    add((state.discard.sum(1) / 110.0)[:, None])
-    add((state.turn / state.max_turns)[:, None])
+    played = ~(_BEFORE_COMMAND[phase] | (_SHORTAGE[phase] & _BEFORE_COMMAND_DRAW[state.after_draw]))
+    out[rows, o["action"].start + action_of_number(state.command_number)] = played
+    out[:, o["command_number"].start] = state.command_number / 10.0
+    out[:, o["head_number"].start] = state.head_number * played / 10.0
+    out[:, o["deck_size"].start] = _count(state.deck) / 110.0
+    out[:, o["discard_size"].start] = _count(state.discard) / 110.0
+    out[:, o["turn"].start] = state.turn / state.max_turns
     declared = state.declarer >= 0
-    add(declared[:, None])
-    add((np.where(declared, state.last_turn - state.turn + 1, 0) / P)[:, None])
-    repeated = np.isin(state.phase, _REPEATED)
-    add((state.count * repeated / 10.0)[:, None])
-    add((state.floor * repeated / NUM_ACTIONS)[:, None])
+    out[:, o["declared"].start] = declared
+    out[:, o["turns_left"].start] = np.where(declared, state.last_turn - state.turn + 1, 0) / P
+    repeated = _REPEATED[phase]
+    out[:, o["count"].start] = state.count * repeated / 10.0
+    out[:, o["floor"].start] = state.floor * repeated / NUM_ACTIONS
     summoning = state.summon_kind >= 0
-    add(np.eye(K, dtype=np.float32)[np.maximum(state.summon_kind, 0)] * summoning[:, None])
-    add(state.pay_need / 5.0 * summoning[:, None])
-    add((state.pay_any / 5.0 * summoning)[:, None])
-    add(state.paid / 5.0 * summoning[:, None])
-    add((state.offer.sum(1) / 2.0)[:, None])
+    out[rows[summoning], o["summoning"].start + state.summon_kind[summoning]] = 1.0
+    out[:, o["cost_need"]] = state.pay_need * (summoning / 5.0)[:, None]
+    out[:, o["cost_any"].start] = state.pay_any * summoning / 5.0
+    out[:, o["paid"]] = state.paid * (summoning / 5.0)[:, None]
+    out[:, o["offer_size"].start] = _count(state.offer) / 2.0
     sees_offer = state.offer_public | (player == state.active_player)
-    add(state.offer * sees_offer[:, None])
-    add(state.hand[rows, player])
+    out[:, o["offer"]] = state.offer * sees_offer[:, None]
+    out[:, o["hand"]] = state.hand[rows, player]
 
-    # seats: observer first, then to the left
-    seat_player = (player[:, None] + np.arange(MAX_PLAYERS)[None, :]) % P  # (B, 4)
-    present = np.arange(MAX_PLAYERS)[None, :] < P
-    spirits = state.spirits.astype(np.int64)
-    icons = spirits @ cards.icons
-    mana_col = state.mana.astype(np.int64) @ cards.colour_onehot
-    stones = state.stones.sum(2)
+    # per player (B, P, SEAT_DIM), then gathered by seat: observer first, then to the left
+    t = np.zeros((B, P, SEAT_DIM), dtype=np.float32)
+    q = _SEAT
+    players = np.arange(P)[None, :]
+    t[..., q["present"].start] = 1.0
+    t[..., q["is_active"].start] = players == state.active_player[:, None]
+    t[..., q["is_current"].start] = players == state.current_player[:, None]
+    t[..., q["is_declarer"].start] = players == state.declarer[:, None]
+    t[..., q["vp"].start] = state.vp / 30.0
+    t[..., q["faith"].start] = state.faith / 10.0
+    t[..., q["compared_faith"].start] = abilities.compared_faith(state, rows) / 10.0
+    stones = _count(state.stones)
+    mana_n = _count(state.mana)
+    t[..., q["hand_size"].start] = _count(state.hand) / 10.0
+    t[..., q["stones"].start] = stones / 10.0
+    t[..., q["mana_total"].start] = (mana_n + stones) / 10.0
+    t[..., q["spirit_count"].start] = _count(state.spirits) / 10.0
+    t[..., q["score"].start] = final_scores(state) / 50.0
+    t[..., q["mana_colours"]] = (state.mana.astype(np.float32) @ cards.colour_onehot_f32) / 5.0
+    t[..., q["icons"]] = state.stats[..., STAT_ICONS] / 5.0
     head = state.head
-    per_player = [  # each (B, P, n), in SEAT_LAYOUT order
-        np.ones((B, P, 1)),
-        (np.arange(P)[None, :] == state.active_player[:, None])[..., None],
-        (np.arange(P)[None, :] == state.current_player[:, None])[..., None],
-        (np.arange(P)[None, :] == state.declarer[:, None])[..., None],
-        (state.vp / 30.0)[..., None],
-        (state.faith / 10.0)[..., None],
-        (abilities.compared_faith(state, rows) / 10.0)[..., None],
-        (state.hand.sum(2) / 10.0)[..., None],
-        (stones / 10.0)[..., None],
-        ((state.mana.sum(2) + stones) / 10.0)[..., None],
-        (spirits.sum(2) / 10.0)[..., None],
-        (final_scores(state) / 50.0)[..., None],
-        mana_col / 5.0,
-        icons / 5.0,
-        (head >= 0)[..., None],
-        np.eye(K)[np.maximum(head, 0)] * (head >= 0)[..., None],
-        state.mana,
-        state.spirits,
-    ]
-    table = np.concatenate([x.astype(np.float32) for x in per_player], axis=2)  # (B, P, SEAT_DIM)
-    seats = table[rows[:, None], seat_player] * present[..., None]  # (B, 4, SEAT_DIM)
-    add(seats.reshape(B, -1))
-    out = np.concatenate([x.astype(np.float32).reshape(B, -1) for x in parts], axis=1)
-    assert out.shape[1] == OBS_DIM
+    has_head = head >= 0
+    t[..., q["has_head"].start] = has_head
+    r, p = np.nonzero(has_head)
+    t[r, p, q["head"].start + head[r, p]] = 1.0
+    t[..., q["mana"]] = state.mana
+    t[..., q["spirits"]] = state.spirits
+    seat_player = (player[:, None] + np.arange(MAX_PLAYERS)[None, :]) % P  # (B, 4)
+    seats = t[rows[:, None], seat_player]  # (B, 4, SEAT_DIM)
+    if P < MAX_PLAYERS:
+        seats[:, P:] = 0.0
+    out[:, GLOBAL_DIM:] = seats.reshape(B, -1)
     return out
+
+
+def _count(x: np.ndarray) -> np.ndarray:
+    """Sum over the kind axis (see state.ksum)."""
+    return np.einsum("...k->...", x)
+
+
+def _table(phases) -> np.ndarray:
+    out = np.zeros(max(Phase) + 1, dtype=bool)
+    out[[int(p) for p in phases]] = True
+    return out
+
+
+_GLOBAL = {}
+_i = 0
+for _name, _n, _ in GLOBAL_LAYOUT:
+    _GLOBAL[_name] = slice(_i, _i + _n)
+    _i += _n
+_SEAT = {}
+_i = 0
+for _name, _n, _ in SEAT_LAYOUT:
+    _SEAT[_name] = slice(_i, _i + _n)
+    _i += _n
+_BEFORE_COMMAND = _table(_BEFORE_COMMAND_PHASES)
+_SHORTAGE = _table(_SHORTAGE_PHASES)
+_BEFORE_COMMAND_DRAW = _table(_BEFORE_COMMAND_DRAWS)
+_REPEATED = _table(_REPEATED_PHASES)

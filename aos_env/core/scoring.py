@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .constants import Phase
-from .state import State, ksum
+from .state import STAT_ICONS, STAT_POINTS, STAT_SCORE, State, ksum
 
 
 def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
@@ -14,22 +14,16 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
     Defined at any moment (it is what the score would be if the game ended now).
     """
-    cards = state.cards
     sel = slice(None) if g is None else g
-    spirits = state.spirits[sel].astype(np.int64)
-    icons = spirits @ cards.icons  # (B, P, 5)
-    # sources in cards.SCORE_SOURCES order: 5 icons, full icon sets, stones, faith
+    stats = state.stats[sel]
+    icons = stats[..., STAT_ICONS]
+    # units of each game-end source (cards.SCORE_SOURCES order): 5 icons, full icon sets, stones, faith
     sources = np.concatenate(
-        [
-            icons,
-            icons.min(axis=2, keepdims=True),
-            ksum(state.stones[sel])[..., None],
-            state.faith[sel].astype(np.int64)[..., None],
-        ],
+        [icons, icons.min(axis=2, keepdims=True), ksum(state.stones[sel])[..., None], state.faith[sel][..., None]],
         axis=2,
     )
-    game_end = ((spirits @ cards.score) * sources).sum(2)  # per copy: vp per unit x units
-    return state.vp[sel] + spirits @ cards.points + game_end
+    game_end = np.einsum("bps,bps->bp", stats[..., STAT_SCORE], sources)  # per copy: VP per unit x units
+    return state.vp[sel] + stats[..., STAT_POINTS] + game_end
 
 
 def winners(state: State, g: np.ndarray) -> np.ndarray:

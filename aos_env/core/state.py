@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cards import ACTIONS, BONUS_FIELDS, ICONS, SPECIALS, CardSet
+from ..cards import ACTIONS, BONUS_FIELDS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
 from .constants import NUM_ACTIONS, Phase
 
 K = 30
@@ -27,7 +27,9 @@ def stat_bonus(action: int) -> slice:
     return slice(start, start + len(BONUS_FIELDS))
 
 
-NUM_STATS = _BONUS0 + len(ACTIONS) * len(BONUS_FIELDS)
+STAT_POINTS = _BONUS0 + len(ACTIONS) * len(BONUS_FIELDS)  # printed points (R7.3)
+STAT_SCORE = slice(STAT_POINTS + 1, STAT_POINTS + 1 + len(SCORE_SOURCES))  # game-end VP per unit of each source
+NUM_STATS = STAT_SCORE.stop
 
 ZONE_DTYPE = np.int8  # at most 4 copies of a kind in any zone
 INT = np.int32

@@ -1,0 +1,158 @@
+"""The batched training env (LearnerEnv / LearnerVecEnv), MaskablePPO on it, and train.py end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aos_env import core
+from aos_env.learner_env import LearnerEnv
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def greedy_random_pool():
+    from agents import GreedyAgent, RandomAgent
+
+    return {"random": (RandomAgent(seed=1), 1.0), "greedy": (GreedyAgent(), 1.0)}
+
+
+def test_import_aos_env_does_not_load_torch_or_sb3() -> None:
+    code = ("import sys, aos_env, aos_env.core, aos_env.learner_env; "
+            "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
+            "assert not bad, bad")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_learner_env_plays_whole_games_without_sb3(players: int) -> None:
+    env = LearnerEnv(num_envs=16, num_players=players, opponents=greedy_random_pool(), seed=players, shaping=0.05)
+    obs = env.reset()
+    assert obs.shape == (16, core.OBS_DIM) and obs.dtype == np.float32
+    rng = np.random.default_rng(0)
+    finished, wins = 0, 0
+    for _ in range(400):
+        masks = env.action_masks()
+        assert masks.shape == (16, 44) and (masks.sum(1) >= 1).all(), "the learner always has a choice"
+        # every game waits for the learner
+        assert (env.state.current_player == env.seat).all()
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        obs, rewards, dones, infos = env.step(actions)
+        assert obs.shape == (16, core.OBS_DIM) and rewards.shape == (16,) and dones.shape == (16,)
+        for i in np.nonzero(dones)[0]:
+            info = infos[i]
+            assert info["terminal_observation"].shape == (core.OBS_DIM,)
+            assert set(info) >= {"episode", "win", "score", "margin"}
+            finished += 1
+            wins += info["win"]
+    assert finished > 5
+    assert wins < finished  # random play loses to greedy now and then
+
+
+def test_shaping_rewards_sum_to_the_final_lead() -> None:
+    env = LearnerEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=3, shaping=0.1)
+    env.reset()
+    rng = np.random.default_rng(1)
+    total = np.zeros(8)
+    checked = 0
+    for _ in range(600):
+        masks = env.action_masks()
+        obs, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(1))
+        total += rewards
+        for i in np.nonzero(dones)[0]:
+            final = infos[i]["episode"]["r"]
+            if checked < 8 and infos[i]["episode"]["l"] > 5:
+                # shaping adds 0.1 x (final lead - lead at the first decision); the first lead is small
+                assert abs(total[i] - final - 0.1 * infos[i]["margin"]) < 0.1 * 15
+                checked += 1
+            total[i] = 0
+    assert checked > 0
+
+
+def test_vec_env_for_maskable_ppo() -> None:
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+    from aos_env.sb3 import LearnerVecEnv
+
+    venv = VecMonitor(LearnerVecEnv(LearnerEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=0)))
+    assert isinstance(venv, VecEnv) and venv.num_envs == 8
+    assert is_masking_supported(venv)
+    obs = venv.reset()
+    assert obs.shape == (8, core.OBS_DIM) and venv.observation_space.contains(obs[0])
+    masks = get_action_masks(venv)
+    assert masks.shape == (8, 44) and masks.dtype == bool
+    actions = np.array([np.flatnonzero(m)[0] for m in masks])
+    obs, rewards, dones, infos = venv.step(actions)
+    assert obs.shape == (8, core.OBS_DIM) and rewards.shape == (8,) and len(infos) == 8
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512
+
+
+def test_maskable_ppo_learns_to_beat_random() -> None:
+    """A short run against random opponents clearly beats random play afterwards."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from agents import PolicyAgent, RandomAgent
+    from agents.tournament import play_games, summarise
+    from aos_env.sb3 import LearnerVecEnv
+
+    torch.set_num_threads(1)
+    env = LearnerEnv(num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0,
+                     shaping=0.02)
+    model = MaskablePPO("MlpPolicy", VecMonitor(LearnerVecEnv(env)), n_steps=32, batch_size=512, n_epochs=4,
+                        gamma=0.995, seed=0, device="cpu")
+
+    def win_rate() -> float:
+        res = play_games([PolicyAgent.snapshot(model, deterministic=True), RandomAgent(seed=5)], 2, 100, seed=77,
+                         batch_size=100, names=["learner", "random"])
+        return summarise(res)["agents"]["learner"]["win_rate"]
+
+    before = win_rate()
+    model.learn(total_timesteps=80_000)
+    after = win_rate()
+    assert after > 0.7 and after > before + 0.15, (before, after)
+
+
+def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
+    from agents import PolicyAgent
+
+    common = ["--out", str(tmp_path), "--name", "tiny", "--num-envs", "32", "--n-steps", "32", "--batch-size", "256",
+              "--eval-every", "1500", "--eval-games", "10", "--final-eval-games", "10", "--snapshot-every", "1000",
+              "--no-progress"]
+    run = [sys.executable, str(ROOT / "train.py")]
+    subprocess.run(run + ["--timesteps", "2000"] + common, check=True, cwd=tmp_path)
+    out = tmp_path / "tiny"
+    for name in ("model.zip", "summary.json", "learning_curve.png", "history.json"):
+        assert (out / name).exists(), name
+    assert list((out / "checkpoints").glob("model_*.zip"))
+    first = json.loads((out / "summary.json").read_text())
+    assert first["timesteps"] >= 2000 and set(first["final_evaluation"]) == {"random", "greedy"}
+    subprocess.run(run + ["--timesteps", "1000", "--resume"] + common, check=True, cwd=tmp_path)
+    second = json.loads((out / "summary.json").read_text())
+    assert second["timesteps"] >= first["timesteps"] + 1000
+    assert len(json.loads((out / "history.json").read_text())) > 3
+    agent = PolicyAgent(out / "model.zip")
+    state = core.init(6, 2, seed=1)
+    for _ in range(30):
+        acts = agent.act(core.observe(state, state.current_player), state.legal_action_mask)
+        live = ~(state.terminated | state.truncated)
+        assert state.legal_action_mask[np.arange(6), acts][live].all()
+        core.step(state, acts)
+
+
+def test_train_help_explains_options() -> None:
+    text = subprocess.run([sys.executable, str(ROOT / "train.py"), "--help"], check=True, capture_output=True,
+                          text=True).stdout
+    for option in ("--players", "--timesteps", "--num-envs", "--seed", "--opponents", "--snapshot-every",
+                   "--net-arch", "--learning-rate", "--out", "--resume", "--eval-every"):
+        assert option in text
