@@ -117,8 +117,14 @@ class CardSet:
     source: str = ""
 
     def stat_column(self, what: str, field_: str | None = None) -> int:
-        """Column of ``stat_table``: an icon ("axe"), a special ("pegasus"), or an
-        action bonus (``stat_column("conquest", "steal")``)."""
+        """Column of ``stat_table``: an icon ("axe"), a special ("pegasus"), an
+        action bonus (``stat_column("conquest", "steal")``), "points", or a
+        game-end source (``stat_column("score", "faith")``)."""
+        n_bonus = len(ACTIONS) * len(BONUS_FIELDS)
+        if what == "points":
+            return len(ICONS) + len(SPECIALS) + n_bonus
+        if what == "score":
+            return len(ICONS) + len(SPECIALS) + n_bonus + 1 + SCORE_SOURCES.index(field_)
         if field_ is not None:
             return len(ICONS) + len(SPECIALS) + ACTIONS.index(what) * len(BONUS_FIELDS) + BONUS_FIELDS.index(field_)
         if what in ICONS:
@@ -272,7 +278,7 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
     )
     tables["stat_table"] = np.concatenate(
         [icons, np.stack([special[name] for name in SPECIALS], axis=1),
-         action_bonus.transpose(1, 0, 2).reshape(K, -1)], axis=1,
+         action_bonus.transpose(1, 0, 2).reshape(K, -1), tables["points"][:, None], score], axis=1,
     )
     tables["colour_onehot_f32"] = tables["colour_onehot"].astype(np.float32)
     tables["cost_cf32"] = np.ascontiguousarray(cost.T, dtype=np.float32)

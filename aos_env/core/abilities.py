@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constants import MANA_0, NO, NUM_ACTIONS, STONE, YES, Phase
+from .constants import MANA_0, NO, NUM_ACTIONS, STONE, YES, PH
 from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
 from .zones import give_up_mana, ordered_choice_mask, request_draws, start_discard_round
 
@@ -40,8 +40,8 @@ def apply_leprechaun(state: State, g: np.ndarray, action: np.ndarray) -> None:
     u = g[use]
     n = leprechaun_count(state, u, state.active_player[u])
     state.count[u] = n
-    request_draws(state, u, Phase.LEPRECHAUN_DRAWN, hand=n)
-    state.phase[g[~use]] = Phase.COMMAND_START
+    request_draws(state, u, PH.LEPRECHAUN_DRAWN, hand=n)
+    state.phase[g[~use]] = PH.COMMAND_START
 
 
 def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
@@ -49,7 +49,7 @@ def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
     hand_n = ksum(state.hand[g, state.active_player[g]])
     state.count[g] = np.minimum(state.count[g], hand_n)
     state.floor[g] = 0
-    state.phase[g] = np.where(state.count[g] > 0, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND_START)
+    state.phase[g] = np.where(state.count[g] > 0, PH.LEPRECHAUN_DISCARD, PH.COMMAND_START)
 
 
 def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -65,7 +65,7 @@ def apply_leprechaun_discard(state: State, g: np.ndarray, k: np.ndarray) -> None
     state.floor[g] = k
     state.count[g] -= 1
     done = g[state.count[g] == 0]
-    state.phase[done] = Phase.COMMAND_START
+    state.phase[done] = PH.COMMAND_START
 
 
 # ---- Asmodai: command phase, optional: count the hand card as 0 --------------
@@ -80,7 +80,7 @@ def apply_asmodai(state: State, g: np.ndarray, action: np.ndarray) -> None:
     never the assisted head). Several copies do nothing more."""
     use = g[action == YES]
     state.command_number[use] = state.head_number[use]
-    state.phase[g] = Phase.MAIN
+    state.phase[g] = PH.MAIN
 
 
 # ---- Baldanders: when summoning another spirit, place hand cards as mana ------
@@ -137,7 +137,7 @@ def apply_baldanders(state: State, g: np.ndarray, action: np.ndarray) -> None:
 
 def nightmare_on_summon(state: State, g: np.ndarray) -> None:
     """Every player, the summoner first, discards down to 6 cards, then to 7 mana."""
-    start_discard_round(state, g, shortage=False, then=Phase.PHASE3)
+    start_discard_round(state, g, shortage=False, then=PH.PHASE3)
 
 
 SPHINX_TO_HAND = 3
@@ -184,7 +184,7 @@ def apply_belial(state: State, g: np.ndarray, action: np.ndarray) -> None:
     state.floor[u] = a
     state.count[u] -= 1
     done = np.concatenate([g[~use], u[state.count[u] == 0]])
-    state.phase[done] = Phase.DECLARE_CHECK
+    state.phase[done] = PH.DECLARE_CHECK
 
 
 # ---- Cerberus: assist phase ---------------------------------------------------
@@ -193,9 +193,12 @@ CERBERUS_NUMBERS = (4, 5)
 CERBERUS_VP = 1
 
 
+_CERBERUS_HIT = np.isin(np.arange(6), CERBERUS_NUMBERS)  # by card number
+
+
 def cerberus_bonus(state: State, g: np.ndarray, p: np.ndarray, assisted: np.ndarray) -> np.ndarray:
     """VP for the assisting player: 1 per Cerberus if the assisted card is a 4 or a 5."""
-    hit = np.isin(state.cards.number[assisted], CERBERUS_NUMBERS)
+    hit = _CERBERUS_HIT[state.cards.number[assisted]]
     return _count(state, g, p, "cerberus") * CERBERUS_VP * hit
 
 

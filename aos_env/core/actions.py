@@ -14,7 +14,7 @@ from ..cards import BONUS_FIELDS
 from . import abilities
 from .constants import (
     ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, NUM_ACTIONS, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
-    TARGET_1, Phase, action_of_number,
+    TARGET_1, PH, action_of_number,
 )
 from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
 from .zones import colour_counts, ordered_choice_mask, request_draws, take_mana
@@ -35,7 +35,7 @@ def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field:
 
 def finish_action(state: State, g: np.ndarray) -> None:
     """Make the action's pending draws (bonus cards included), then go to Phase III."""
-    request_draws(state, g, Phase.PHASE3)
+    request_draws(state, g, PH.PHASE3)
 
 
 def _mask(n: int) -> np.ndarray:
@@ -83,7 +83,7 @@ def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
         state.vp[b, pb] += taken.sum(1)
     finish_action(state, g[none | all_of_them])
     choose = g[~none & (baal == 0)]
-    state.phase[choose] = Phase.CONQUEST_TARGET
+    state.phase[choose] = PH.CONQUEST_TARGET
 
 
 def conquest_target_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -116,7 +116,7 @@ def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
     state.count[g] = 1 + action_bonus(state, g, p, RESEARCH, FLIPS)
     state.floor[g] = MANA_0
     has_mana = ksum(state.mana[g, p]) > 0
-    state.phase[g[has_mana]] = Phase.RESEARCH_FLIP
+    state.phase[g[has_mana]] = PH.RESEARCH_FLIP
     finish_action(state, g[~has_mana])
 
 
@@ -142,7 +142,7 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
 # ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------
 
 
-def to_choice(phase: Phase):
+def to_choice(phase: int):
     def start(state: State, g: np.ndarray, p: np.ndarray) -> None:
         state.phase[g] = phase
 
@@ -183,7 +183,7 @@ def apply_prayer(state: State, g: np.ndarray, action: np.ndarray) -> None:
     b = g[~a]
     state.floor[b] = 0
     has_cards = ksum(state.hand[b, state.active_player[b]]) > 0
-    state.phase[b[has_cards]] = Phase.PRAYER_DISCARD
+    state.phase[b[has_cards]] = PH.PRAYER_DISCARD
     _prayer_refill(state, b[~has_cards])
 
 
@@ -224,7 +224,7 @@ def festival(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Gain 1 faith first, then reveal 2 cards from the deck (publicly)."""
     gain_faith(state, g, p, 1)
     state.offer_public[g] = True
-    request_draws(state, g, Phase.FESTIVAL_RESOLVE, offer=FESTIVAL_REVEAL)
+    request_draws(state, g, PH.FESTIVAL_RESOLVE, offer=FESTIVAL_REVEAL)
 
 
 def run_festival_resolve(state: State, g: np.ndarray) -> None:
@@ -243,7 +243,7 @@ def run_festival_resolve(state: State, g: np.ndarray) -> None:
     pick = g[~both]
     empty = ksum(state.offer[pick]) == 0
     finish_action(state, pick[empty])
-    state.phase[pick[~empty]] = Phase.FESTIVAL_PICK
+    state.phase[pick[~empty]] = PH.FESTIVAL_PICK
 
 
 def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -268,7 +268,7 @@ def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
 def inquisition(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
     state.seat[g] = 1
-    request_draws(state, g, Phase.INQUISITION_NEXT, hand=2 if state.num_players == 4 else 3)
+    request_draws(state, g, PH.INQUISITION_NEXT, hand=2 if state.num_players == 4 else 3)
 
 
 def run_inquisition_next(state: State, g: np.ndarray) -> None:
@@ -295,11 +295,11 @@ def run_inquisition_next(state: State, g: np.ndarray) -> None:
     state.seat[e] = seat[empty] + 1
     pe = state.active_player[e]
     state.vp[e, pe] += action_bonus(state, e, pe, INQUISITION, VP_PER_GIFT)
-    request_draws(state, e, Phase.INQUISITION_NEXT, hand=1)
+    request_draws(state, e, PH.INQUISITION_NEXT, hand=1)
     h = f[~empty]
     state.seat[h] = seat[~empty]
     state.current_player[h] = giver[~empty]
-    state.phase[h] = Phase.INQUISITION_GIFT
+    state.phase[h] = PH.INQUISITION_GIFT
 
 
 def gift_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -317,15 +317,15 @@ def apply_gift(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT)  # Succubus
     state.seat[g] += 1
     state.current_player[g] = p
-    state.phase[g] = Phase.INQUISITION_NEXT
+    state.phase[g] = PH.INQUISITION_NEXT
 
 
 _STARTS = {
     CONQUEST: conquest,
     RESEARCH: research,
-    ALCHEMY: to_choice(Phase.ALCHEMY),
-    PRAYER: to_choice(Phase.PRAYER),
+    ALCHEMY: to_choice(PH.ALCHEMY),
+    PRAYER: to_choice(PH.PRAYER),
     FESTIVAL: festival,
     INQUISITION: inquisition,
-    PILGRIMAGE: to_choice(Phase.PILGRIMAGE),
+    PILGRIMAGE: to_choice(PH.PILGRIMAGE),
 }

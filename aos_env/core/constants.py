@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -83,6 +84,11 @@ class Phase(IntEnum):
 
 
 NUM_PHASES = len(Phase)
+
+#: The Phase values as plain ints. Looking up an IntEnum member costs about a
+#: microsecond (EnumType.__getattr__), a namespace attribute a few tens of
+#: nanoseconds; the engine's hot code uses these.
+PH = SimpleNamespace(**{p.name: int(p) for p in Phase})
 NUM_DECISION_PHASES = int(Phase.GAME_OVER)  # decisions are 0 .. GAME_OVER-1
 
 #: Action of each command number (R6 table): index into cards.ACTIONS.

@@ -18,7 +18,7 @@ import numpy as np
 from ..cards import TOTAL_CARDS, CardSet, load_cards
 from . import abilities, actions, payment, rng, turn, zones
 from .constants import (
-    ACTION_NAMES, CARD_0, MANA_0, NO, NUM_ACTIONS, NUM_PHASES, OPTION_A, OPTION_B, YES, Phase,
+    ACTION_NAMES, CARD_0, MANA_0, NO, NUM_ACTIONS, NUM_PHASES, OPTION_A, OPTION_B, PH, YES, Phase,
 )
 from .state import State, empty_state, recompute_stats
 
@@ -192,7 +192,7 @@ def _advance(state: State, g: np.ndarray) -> None:
     pending = g
     while pending.size:
         _run_internal(state, pending)
-        live = pending[state.phase[pending] != Phase.GAME_OVER]
+        live = pending[state.phase[pending] != PH.GAME_OVER]
         masks = _compute_masks(state, live)
         n_legal = masks.sum(1)
         if not n_legal.all():

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import abilities
-from .constants import MANA_0, Phase
+from .constants import MANA_0, PH
 from .state import State, ksum
 from .zones import colour_counts, give_up_mana
 
@@ -90,7 +90,7 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
     b = g[placing]
     state.count[b] = n_place[placing]
     state.floor[b] = 0
-    state.phase[b] = Phase.BALDANDERS
+    state.phase[b] = PH.BALDANDERS
     start_payment(state, g[~placing])
 
 
@@ -98,7 +98,7 @@ def start_payment(state: State, g: np.ndarray) -> None:
     """Go to PAY, or straight to the summon when nothing is left to pay."""
     state.floor[g] = MANA_0
     free = state.pay_need[g].sum(1) + state.pay_any[g] == 0
-    state.phase[g] = np.where(free, Phase.SUMMON_DONE, Phase.PAY)
+    state.phase[g] = np.where(free, PH.SUMMON_DONE, PH.PAY)
 
 
 def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -131,4 +131,4 @@ def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     state.paid[g, unit] += 1
     state.floor[g] = MANA_0 + unit
     done = state.paid[g].sum(1) == state.pay_need[g].sum(1) + state.pay_any[g]
-    state.phase[g[done]] = Phase.SUMMON_DONE
+    state.phase[g[done]] = PH.SUMMON_DONE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constants import Phase
+from .constants import PH
 from .state import STAT_ICONS, STAT_POINTS, STAT_SCORE, State, ksum
 
 
@@ -50,5 +50,5 @@ def end_games(state: State, g: np.ndarray, truncated: bool) -> None:
         rewards = np.full((g.size, P), -1.0 / (P - 1), dtype=np.float32)
         rewards[np.arange(g.size), w] = 1.0
         state.rewards[g] = rewards
-    state.phase[g] = Phase.GAME_OVER
+    state.phase[g] = PH.GAME_OVER
     state.legal_action_mask[g] = False

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import abilities, scoring
 from .actions import VP, FAITH, CARDS, STONES, gain_faith
-from .constants import ACT, NUM_ACTIONS, YES, Phase
+from .constants import ACT, NUM_ACTIONS, YES, PH
 from .payment import start_summon, summonable
 from .state import PEND_HAND, PEND_STONE, State, add_spirit, ksum
 from .zones import request_draws
@@ -33,7 +33,7 @@ def run_turn_start(state: State, g: np.ndarray) -> None:
     state.summon_kind[g] = -1
     state.command_number[g] = 0
     lep = abilities.leprechaun_count(state, g, p) > 0
-    state.phase[g] = np.where(lep, Phase.LEPRECHAUN, Phase.COMMAND_START)
+    state.phase[g] = np.where(lep, PH.LEPRECHAUN, PH.COMMAND_START)
 
 
 # ---- R3.1 Phase I: command number ------------------------------------------------
@@ -42,8 +42,8 @@ def run_turn_start(state: State, g: np.ndarray) -> None:
 def run_command_start(state: State, g: np.ndarray) -> None:
     """Ask for a command card; with an empty hand the top card of the deck is played (R3.1.2, R8.2)."""
     empty = ksum(state.hand[g, state.active_player[g]]) == 0
-    request_draws(state, g[empty], Phase.COMMAND_DONE, cmd=1)
-    state.phase[g[~empty]] = Phase.COMMAND
+    request_draws(state, g[empty], PH.COMMAND_DONE, cmd=1)
+    state.phase[g[~empty]] = PH.COMMAND
 
 
 def command_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -59,7 +59,7 @@ def apply_command(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.hand[g, p, k] -= 1
     state.mana[g, p, k] += 1
     state.cmd_card[g] = k
-    state.phase[g] = Phase.COMMAND_DONE
+    state.phase[g] = PH.COMMAND_DONE
 
 
 def run_command_done(state: State, g: np.ndarray) -> None:
@@ -72,7 +72,7 @@ def run_command_done(state: State, g: np.ndarray) -> None:
     state.command_number[g] = state.head_number[g] + np.where(card >= 0, number[card], 0)
     state.head[g, p] = -1
     asmodai = abilities.asmodai_count(state, g, p) > 0
-    state.phase[g] = np.where(asmodai, Phase.ASMODAI, Phase.MAIN)
+    state.phase[g] = np.where(asmodai, PH.ASMODAI, PH.MAIN)
 
 
 # ---- R3.2 Phase II: summon or action ---------------------------------------------
@@ -89,7 +89,7 @@ def main_mask(state: State, g: np.ndarray) -> np.ndarray:
 
 def apply_main(state: State, g: np.ndarray, action: np.ndarray) -> None:
     act = action == ACT
-    state.phase[g[act]] = Phase.ACTION
+    state.phase[g[act]] = PH.ACTION
     start_summon(state, g[~act], action[~act])
 
 
@@ -110,7 +110,7 @@ def run_summon_done(state: State, g: np.ndarray) -> None:
     abilities.sphinx_on_summon(state, g[sphinx], p[sphinx], k[sphinx])
     nightmare = cards.special["nightmare"][k] > 0
     abilities.nightmare_on_summon(state, g[nightmare])
-    request_draws(state, g[~nightmare], Phase.PHASE3)
+    request_draws(state, g[~nightmare], PH.PHASE3)
 
 
 # ---- R3.3 Phase III: replenish and assist ------------------------------------------
@@ -120,12 +120,12 @@ def run_phase3(state: State, g: np.ndarray) -> None:
     """Draw 2 cards, privately (R3.3.1)."""
     state.offer_public[g] = False
     state.current_player[g] = state.active_player[g]
-    request_draws(state, g, Phase.KEEP_START, offer=PHASE3_DRAW)
+    request_draws(state, g, PH.KEEP_START, offer=PHASE3_DRAW)
 
 
 def run_keep_start(state: State, g: np.ndarray) -> None:
     empty = ksum(state.offer[g]) == 0  # only if nothing at all could be drawn
-    state.phase[g] = np.where(empty, Phase.END_TURN, Phase.KEEP)
+    state.phase[g] = np.where(empty, PH.END_TURN, PH.KEEP)
 
 
 def apply_keep(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -145,7 +145,7 @@ def apply_keep(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.mana[a, right, assisted] += 1
     state.head[a, right] = assisted  # the old head stays as ordinary mana
     state.vp[a, pa] += abilities.cerberus_bonus(state, a, pa, assisted)
-    state.phase[g] = Phase.END_TURN
+    state.phase[g] = PH.END_TURN
 
 
 # ---- end of turn: Belial, the end declaration (R7.1), the next player ---------------
@@ -157,7 +157,7 @@ def run_end_turn(state: State, g: np.ndarray) -> None:
     n = abilities.belial_count(state, g, p)
     state.count[g] = n
     state.floor[g] = 0
-    state.phase[g] = np.where(n > 0, Phase.BELIAL, Phase.DECLARE_CHECK)
+    state.phase[g] = np.where(n > 0, PH.BELIAL, PH.DECLARE_CHECK)
 
 
 def run_declare_check(state: State, g: np.ndarray) -> None:
@@ -166,7 +166,7 @@ def run_declare_check(state: State, g: np.ndarray) -> None:
     may = (state.declarer[g] < 0) & (
         (ksum(state.spirits[g, p]) >= DECLARE_SPIRITS) | (state.vp[g, p] >= DECLARE_VP)
     )
-    state.phase[g] = np.where(may, Phase.DECLARE, Phase.NEXT_TURN)
+    state.phase[g] = np.where(may, PH.DECLARE, PH.NEXT_TURN)
 
 
 def apply_declare(state: State, g: np.ndarray, action: np.ndarray) -> None:
@@ -174,7 +174,7 @@ def apply_declare(state: State, g: np.ndarray, action: np.ndarray) -> None:
     yes = g[action == YES]
     state.declarer[yes] = state.active_player[yes]
     state.last_turn[yes] = state.turn[yes] + state.num_players
-    state.phase[g] = Phase.NEXT_TURN
+    state.phase[g] = PH.NEXT_TURN
 
 
 def run_next_turn(state: State, g: np.ndarray) -> None:
@@ -187,4 +187,4 @@ def run_next_turn(state: State, g: np.ndarray) -> None:
     scoring.end_games(state, g[limit], truncated=True)
     go = g[~over & ~limit]
     state.active_player[go] = (state.active_player[go] + 1) % state.num_players
-    state.phase[go] = Phase.TURN_START
+    state.phase[go] = PH.TURN_START

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .constants import MANA_0, Phase
+from .constants import MANA_0, PH
 from .state import PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, State, ksum
 
 #: R8.3: the hand and mana limits when nothing is left to draw.
@@ -115,13 +115,13 @@ def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.discard[g, k] += 1
 
 
-def request_draws(state: State, g: np.ndarray, then: Phase, **counts: np.ndarray | int) -> None:
+def request_draws(state: State, g: np.ndarray, then: int, **counts: np.ndarray | int) -> None:
     """Queue draws for the active player (keys: cmd, hand, mana, stone, offer), then go on to ``then``."""
     cols = {"cmd": PEND_CMD, "hand": PEND_HAND, "mana": PEND_MANA, "stone": PEND_STONE, "offer": PEND_OFFER}
     for key, n in counts.items():
         state.pend[g, cols[key]] += n
     state.after_draw[g] = then
-    state.phase[g] = Phase.DRAW
+    state.phase[g] = PH.DRAW
 
 
 def run_draw(state: State, g: np.ndarray) -> None:
@@ -157,7 +157,7 @@ def run_draw(state: State, g: np.ndarray) -> None:
                 over = _over_limit(state, gd, SHORTAGE_LIMIT, SHORTAGE_LIMIT) & ~state.short_done[gd]
                 # R8.3: a discard round, then this draw goes on with what is left to draw
                 state.pend[gd[over]] = np.minimum(np.maximum(cum_pend[d[over]] - i, 0), pend[d[over]])
-                start_discard_round(state, gd[over], shortage=True, then=Phase.DRAW)
+                start_discard_round(state, gd[over], shortage=True, then=PH.DRAW)
                 state.short_done[gd[over]] = True
                 held[d[over]] = True  # [decision] the others skip the rest of the draw
                 live, gl, cum = live[~dry], gl[~dry], cum[~dry]
@@ -206,12 +206,12 @@ def _over_limit(state: State, g: np.ndarray, hand_limit, mana_limit) -> np.ndarr
     return ((hand > np.reshape(hand_limit, (-1, 1))) | (mana > np.reshape(mana_limit, (-1, 1)))).any(1)
 
 
-def start_discard_round(state: State, g: np.ndarray, shortage: bool, then: Phase) -> None:
+def start_discard_round(state: State, g: np.ndarray, shortage: bool, then: int) -> None:
     """Every player, the active one first and then clockwise, discards down to the limits."""
     state.disc_shortage[g] = shortage
     state.disc_return[g] = then
     state.seat[g] = 0
-    state.phase[g] = Phase.DISCARD_NEXT
+    state.phase[g] = PH.DISCARD_NEXT
 
 
 def run_discard_next(state: State, g: np.ndarray) -> None:
@@ -238,8 +238,8 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
     short = state.disc_shortage[f]
     state.phase[f] = np.where(
         on_hand,
-        np.where(short, Phase.SHORTAGE_HAND, Phase.NIGHTMARE_HAND),
-        np.where(short, Phase.SHORTAGE_MANA, Phase.NIGHTMARE_MANA),
+        np.where(short, PH.SHORTAGE_HAND, PH.NIGHTMARE_HAND),
+        np.where(short, PH.SHORTAGE_MANA, PH.NIGHTMARE_MANA),
     )
     state.floor[f] = np.where(on_hand, 0, MANA_0)
 
@@ -259,7 +259,7 @@ def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.floor[g] = k
     limit, _ = _limits(state, g)
     done = ksum(state.hand[g, p]) <= limit
-    state.phase[g[done]] = Phase.DISCARD_NEXT
+    state.phase[g[done]] = PH.DISCARD_NEXT
 
 
 def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -288,4 +288,4 @@ def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     state.floor[g] = MANA_0 + unit
     _, limit = _limits(state, g)
     done = mana_total(state, g, p) <= limit
-    state.phase[g[done]] = Phase.DISCARD_NEXT
+    state.phase[g[done]] = PH.DISCARD_NEXT
