@@ -80,7 +80,8 @@ class MonteCarloAgent(BaseAgent):
 
     rollouts: rollouts per legal action. rollout_policy: "greedy", "random" or
     an agent. max_rollout_turns: cut each rollout after this many turns (None:
-    play to the end).
+    play to the end). The defaults (32 rollouts, greedy, 8 turns) beat the
+    greedy agent in most 2-player games at well under a second per decision.
     """
 
     name = "mc"
@@ -88,9 +89,9 @@ class MonteCarloAgent(BaseAgent):
 
     def __init__(
         self,
-        rollouts: int = 16,
+        rollouts: int = 32,
         rollout_policy="greedy",
-        max_rollout_turns: int | None = None,
+        max_rollout_turns: int | None = 8,
         seed: int | None = 0,
     ) -> None:
         super().__init__(seed)
