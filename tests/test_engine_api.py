@@ -181,3 +181,18 @@ def test_reset_restarts_chosen_games_like_init() -> None:
     core.reset(state, np.array([1, 4]), seed=np.array([77, 78]))
     assert_same(untouched, arrays(state.take(np.array([0, 2, 3]))), "other games unchanged")
     assert_same(arrays(core.init(2, 3, seed=77)), arrays(state.take(np.array([1, 4]))), "restarted like init")
+
+
+def test_step_a_subset_of_games() -> None:
+    state = core.init(4, 2, seed=3)
+    other = arrays(state.take(np.array([0, 2])))
+    acts = np.argmax(state.legal_action_mask[[1, 3]], axis=1)
+    core.step(state, acts, games=np.array([1, 3]))
+    assert_same(other, arrays(state.take(np.array([0, 2]))), "games not stepped are unchanged")
+    ref = core.init(4, 2, seed=3)
+    core.step(ref, np.argmax(ref.legal_action_mask, axis=1))
+    assert_same(arrays(ref.take(np.array([1, 3]))), arrays(state.take(np.array([1, 3]))))
+    with pytest.raises(ValueError, match="shape"):
+        core.step(state, acts, games=np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="games"):
+        core.step(state, acts, games=np.array([1, 9]))

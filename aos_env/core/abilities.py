@@ -13,18 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .constants import MANA_0, NO, NUM_ACTIONS, STONE, YES, PH
+from .constants import MANA_0, NO, PH, STONE, YES
 from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
-from .zones import give_up_mana, ordered_choice_mask, request_draws, start_discard_round
+from .zones import empty_mask, give_up_mana, ordered_choice_mask, request_draws, start_discard_round
 
 
 def _count(state: State, g: np.ndarray, p: np.ndarray, name: str) -> np.ndarray:
     """(n,) copies in play of spirits with ability ``name`` (from the per-player totals)."""
     return state.stats[g, p, STAT_SPECIAL[name]]
-
-
-def _mask(n: int) -> np.ndarray:
-    return np.zeros((n, NUM_ACTIONS), dtype=bool)
 
 
 # ---- Leprechaun: start of turn, optional: draw n, then discard n -------------
@@ -53,7 +49,7 @@ def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
 
 
 def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     hand = state.hand[g, state.active_player[g]]
     mask[:, : hand.shape[1]] = ordered_choice_mask(hand, state.floor[g], state.count[g])
     return mask
@@ -112,7 +108,7 @@ def baldanders_mask(state: State, g: np.ndarray) -> np.ndarray:
     later = np.cumsum((hand[None] * onehot)[:, :, ::-1], axis=2)[:, :, ::-1] - onehot
     place_ok = can_pay(need, any_, mana + onehot, stones, np.maximum(later, 0), (state.count[g] - 1)[:, None])
     kinds = np.arange(hand.shape[1])
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     mask[:, : hand.shape[1]] = place_ok & (hand > 0) & (kinds[None] >= state.floor[g][:, None])
     mask[:, NO] = can_pay(need[:, :, 0], any_[:, 0], mana[:, :, 0], stones[:, 0])
     return mask
@@ -168,7 +164,7 @@ def belial_mask(state: State, g: np.ndarray) -> np.ndarray:
     black = state.mana[g, p].astype(np.int64) @ (state.cards.colour == BELIAL_COLOUR)
     stones = ksum(state.stones[g, p])
     floor = state.floor[g]
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     mask[:, MANA_0 + BELIAL_COLOUR] = (black > 0) & (floor <= MANA_0 + BELIAL_COLOUR)
     mask[:, STONE] = stones > 0
     mask[:, NO] = True

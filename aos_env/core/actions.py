@@ -13,11 +13,11 @@ import numpy as np
 from ..cards import BONUS_FIELDS
 from . import abilities
 from .constants import (
-    ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, NUM_ACTIONS, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
+    ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
     TARGET_1, PH, action_of_number,
 )
 from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
-from .zones import colour_counts, ordered_choice_mask, request_draws, take_mana
+from .zones import colour_counts, empty_mask, ordered_choice_mask, request_draws, take_mana
 
 FAITH_CAP = 10  # R1.4
 VP, FAITH, CARDS, STONES, FLIPS, STEAL, VP_PER_GIFT = range(len(BONUS_FIELDS))  # columns of the bonus tables
@@ -36,10 +36,6 @@ def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field:
 def finish_action(state: State, g: np.ndarray) -> None:
     """Make the action's pending draws (bonus cards included), then go to Phase III."""
     request_draws(state, g, PH.PHASE3)
-
-
-def _mask(n: int) -> np.ndarray:
-    return np.zeros((n, NUM_ACTIONS), dtype=bool)
 
 
 def run_action(state: State, g: np.ndarray) -> None:
@@ -91,7 +87,7 @@ def conquest_target_mask(state: State, g: np.ndarray) -> np.ndarray:
     P = state.num_players
     p = state.active_player[g]
     victims = _victims(state, g, p)
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     for i in range(1, P):
         mask[:, TARGET_1 + i - 1] = victims[np.arange(g.size), (p + i) % P]
     return mask
@@ -123,7 +119,7 @@ def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
 def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p])
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     needed = np.minimum(state.count[g], mana.sum(1))
     mask[:, MANA_0 : MANA_0 + 5] = ordered_choice_mask(mana, state.floor[g] - MANA_0, needed)
     return mask
@@ -190,7 +186,7 @@ def apply_prayer(state: State, g: np.ndarray, action: np.ndarray) -> None:
 def prayer_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
     """CARD_k (kinds in ascending order) to discard one more, NO to stop (zero is allowed)."""
     hand = state.hand[g, state.active_player[g]]
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     kinds = np.arange(hand.shape[1])
     mask[:, : hand.shape[1]] = (hand > 0) & (kinds[None] >= state.floor[g][:, None])
     mask[:, NO] = True
@@ -248,7 +244,7 @@ def run_festival_resolve(state: State, g: np.ndarray) -> None:
 
 def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
     """CARD_k for each kind on offer (Festival pick, Phase III keep)."""
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     mask[:, : state.offer.shape[1]] = state.offer[g] > 0
     return mask
 
@@ -300,14 +296,6 @@ def run_inquisition_next(state: State, g: np.ndarray) -> None:
     state.seat[h] = seat[~empty]
     state.current_player[h] = giver[~empty]
     state.phase[h] = PH.INQUISITION_GIFT
-
-
-def gift_mask(state: State, g: np.ndarray) -> np.ndarray:
-    """CARD_k: a card of the giver's (the current player's) hand."""
-    mask = _mask(g.size)
-    hand = state.hand[g, state.current_player[g]]
-    mask[:, : hand.shape[1]] = hand > 0
-    return mask
 
 
 def apply_gift(state: State, g: np.ndarray, k: np.ndarray) -> None:

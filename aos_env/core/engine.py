@@ -72,7 +72,7 @@ _OPTIONS = _fixed(OPTION_A, OPTION_B)
 
 #: Decision phases: (legal-action mask, apply the chosen action).
 DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
-    Phase.COMMAND: (turn.command_mask, turn.apply_command),
+    Phase.COMMAND: (zones.hand_mask, turn.apply_command),
     Phase.LEPRECHAUN: (_YES_NO, abilities.apply_leprechaun),
     Phase.LEPRECHAUN_DISCARD: (abilities.leprechaun_discard_mask, abilities.apply_leprechaun_discard),
     Phase.ASMODAI: (_YES_NO, abilities.apply_asmodai),
@@ -87,7 +87,7 @@ DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
     Phase.PRAYER: (_OPTIONS, actions.apply_prayer),
     Phase.PRAYER_DISCARD: (actions.prayer_discard_mask, actions.apply_prayer_discard),
     Phase.FESTIVAL_PICK: (actions.offer_mask, actions.apply_festival_pick),
-    Phase.INQUISITION_GIFT: (actions.gift_mask, actions.apply_gift),
+    Phase.INQUISITION_GIFT: (zones.hand_mask, actions.apply_gift),
     Phase.PILGRIMAGE: (_OPTIONS, actions.apply_pilgrimage),
     Phase.KEEP: (actions.offer_mask, turn.apply_keep),
     Phase.BELIAL: (abilities.belial_mask, abilities.apply_belial),

@@ -12,17 +12,13 @@ import numpy as np
 
 from . import abilities, scoring
 from .actions import VP, FAITH, CARDS, STONES, gain_faith
-from .constants import ACT, NUM_ACTIONS, YES, PH
+from .constants import ACT, PH, YES
 from .payment import start_summon, summonable
 from .state import PEND_HAND, PEND_STONE, State, add_spirit, ksum
-from .zones import request_draws
+from .zones import empty_mask, request_draws
 
 PHASE3_DRAW = 2  # R3.3.1
 DECLARE_SPIRITS, DECLARE_VP = 10, 30  # R7.1
-
-
-def _mask(n: int) -> np.ndarray:
-    return np.zeros((n, NUM_ACTIONS), dtype=bool)
 
 
 def run_turn_start(state: State, g: np.ndarray) -> None:
@@ -44,13 +40,6 @@ def run_command_start(state: State, g: np.ndarray) -> None:
     empty = ksum(state.hand[g, state.active_player[g]]) == 0
     request_draws(state, g[empty], PH.COMMAND_DONE, cmd=1)
     state.phase[g[~empty]] = PH.COMMAND
-
-
-def command_mask(state: State, g: np.ndarray) -> np.ndarray:
-    mask = _mask(g.size)
-    hand = state.hand[g, state.active_player[g]]
-    mask[:, : hand.shape[1]] = hand > 0
-    return mask
 
 
 def apply_command(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -80,7 +69,7 @@ def run_command_done(state: State, g: np.ndarray) -> None:
 
 def main_mask(state: State, g: np.ndarray) -> np.ndarray:
     """CARD_k: summon a spirit that can be paid for (R5.1); ACT: the action (always allowed)."""
-    mask = _mask(g.size)
+    mask = empty_mask(g.size)
     ok = summonable(state, g)
     mask[:, : ok.shape[1]] = ok
     mask[:, ACT] = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import rng
-from .constants import MANA_0, PH
+from .constants import MANA_0, NUM_ACTIONS, PH
 from .state import PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, State, ksum
 
 #: R8.3: the hand and mana limits when nothing is left to draw.
@@ -37,6 +37,19 @@ def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     m[np.nonzero(has)[0], state.cards.colour[h[has]]] -= 1
     s = ksum(state.stones[g, p])
     return np.concatenate([m, s[:, None]], axis=1)
+
+
+def empty_mask(n: int) -> np.ndarray:
+    """(n, 44) all-False action mask, to fill in."""
+    return np.zeros((n, NUM_ACTIONS), dtype=bool)
+
+
+def hand_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """CARD_k for each kind in the current player's hand (command card, Inquisition gift)."""
+    mask = empty_mask(g.size)
+    hand = state.hand[g, state.current_player[g]]
+    mask[:, : hand.shape[1]] = hand > 0
+    return mask
 
 
 def ordered_choice_mask(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray) -> np.ndarray:
