@@ -15,7 +15,9 @@ import numpy as np
 
 from .constants import MANA_0, NO, PH, STONE, YES
 from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
-from .zones import empty_mask, give_up_mana, ordered_choice_mask, request_draws, start_discard_round
+from .zones import (
+    empty_mask, forced_units, give_up_mana, last_unit, ordered_choice_mask, request_draws, start_discard_round,
+)
 
 
 def _count(state: State, g: np.ndarray, p: np.ndarray, name: str) -> np.ndarray:
@@ -46,6 +48,7 @@ def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
     state.count[g] = np.minimum(state.count[g], hand_n)
     state.floor[g] = 0
     state.phase[g] = np.where(state.count[g] > 0, PH.LEPRECHAUN_DISCARD, PH.COMMAND_START)
+    _complete_leprechaun(state, g[state.count[g] > 0])
 
 
 def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -60,8 +63,25 @@ def apply_leprechaun_discard(state: State, g: np.ndarray, k: np.ndarray) -> None
     state.discard[g, k] += 1
     state.floor[g] = k
     state.count[g] -= 1
-    done = g[state.count[g] == 0]
-    state.phase[done] = PH.COMMAND_START
+    done = state.count[g] == 0
+    state.phase[g[done]] = PH.COMMAND_START
+    _complete_leprechaun(state, g[~done])
+
+
+def _complete_leprechaun(state: State, g: np.ndarray) -> None:
+    """Discard the forced part of Leprechaun's discards at once (see zones.forced_units)."""
+    p = state.active_player[g]
+    hand = state.hand[g, p].astype(np.int64)
+    take = forced_units(hand, state.floor[g], state.count[g])
+    hit = take.any(1)
+    if not hit.any():
+        return
+    f, t = g[hit], take[hit]
+    state.hand[f, p[hit]] -= t.astype(state.hand.dtype)
+    state.discard[f] += t.astype(state.discard.dtype)
+    state.floor[f] = last_unit(t)
+    state.count[f] -= t.sum(1)
+    state.phase[f[state.count[f] == 0]] = PH.COMMAND_START
 
 
 # ---- Asmodai: command phase, optional: count the hand card as 0 --------------

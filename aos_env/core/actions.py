@@ -17,7 +17,9 @@ from .constants import (
     TARGET_1, PH, action_of_number,
 )
 from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
-from .zones import colour_counts, empty_mask, ordered_choice_mask, request_draws, take_mana
+from .zones import (
+    colour_counts, empty_mask, forced_units, last_unit, ordered_choice_mask, request_draws, take_mana, take_mana_colours,
+)
 
 FAITH_CAP = 10  # R1.4
 VP, FAITH, CARDS, STONES, FLIPS, STEAL, VP_PER_GIFT = range(len(BONUS_FIELDS))  # columns of the bonus tables
@@ -114,6 +116,7 @@ def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
     has_mana = ksum(state.mana[g, p]) > 0
     state.phase[g[has_mana]] = PH.RESEARCH_FLIP
     finish_action(state, g[~has_mana])
+    _complete_flips(state, g[has_mana])
 
 
 def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -133,6 +136,23 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
     state.count[g] -= 1
     done = (state.count[g] == 0) | (ksum(state.mana[g, p]) == 0)
     finish_action(state, g[done])
+    _complete_flips(state, g[~done])
+
+
+def _complete_flips(state: State, g: np.ndarray) -> None:
+    """Make the forced part of the remaining flips at once (see zones.forced_units)."""
+    p = state.active_player[g]
+    mana = colour_counts(state, state.mana[g, p]).astype(np.int64)
+    take = forced_units(mana, state.floor[g] - MANA_0, np.minimum(state.count[g], mana.sum(1)))
+    hit = take.any(1)
+    if not hit.any():
+        return
+    f, t, pf = g[hit], take[hit], p[hit]
+    state.stones[f, pf] += take_mana_colours(state, f, pf, t).astype(state.stones.dtype)
+    state.floor[f] = MANA_0 + last_unit(t)
+    state.count[f] -= t.sum(1)
+    done = (state.count[f] == 0) | (ksum(state.mana[f, pf]) == 0)
+    finish_action(state, f[done])
 
 
 # ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------

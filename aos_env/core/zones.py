@@ -66,6 +66,36 @@ def ordered_choice_mask(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray
     return (avail > 0) & (units >= floor[:, None]) & (suffix >= needed[:, None])
 
 
+def forced_units(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray) -> np.ndarray:
+    """(n, U) the part of a repeated choice that is forced, so the engine can take it at once.
+
+    Same setting as ``ordered_choice_mask``. The choice is fully forced when
+    everything still available (from ``floor`` on) is needed, or when only
+    one unit is available. Otherwise the first available unit u must still be
+    taken ``needed - (units available after u)`` times, if that is positive
+    (the units come in ascending order); the rest is a real choice. Taking
+    the forced part at once gives exactly what the engine would reach by
+    taking the single legal action again and again, in fewer rounds.
+    """
+    n, U = avail.shape
+    a = np.where(np.arange(U)[None, :] >= floor[:, None], avail, 0)
+    total = a.sum(1)
+    rows = np.arange(n)
+    first = np.argmax(a > 0, axis=1)
+    after = total - a[rows, first]
+    take = np.zeros_like(a)
+    every = needed >= total
+    take[every] = a[every]
+    part = ~every & (needed > 0)
+    take[rows[part], first[part]] = np.where(after[part] == 0, needed[part], np.maximum(needed[part] - after[part], 0))
+    return take
+
+
+def last_unit(take: np.ndarray) -> np.ndarray:
+    """(n,) index of the highest unit taken in each row of ``take`` (n, U): the new floor."""
+    return take.shape[1] - 1 - np.argmax(take[:, ::-1] > 0, axis=1)
+
+
 def take_mana(state: State, g: np.ndarray, p: np.ndarray, colour: np.ndarray) -> np.ndarray:
     """Remove one face-up mana of ``colour`` (not the waiting head) and return its kind.
 
@@ -81,6 +111,38 @@ def take_mana(state: State, g: np.ndarray, p: np.ndarray, colour: np.ndarray) ->
     k = np.argmax(avail > 0, axis=1)
     state.mana[g, p, k] -= 1
     return k
+
+
+_SAME_COLOUR_BELOW: dict[int, np.ndarray] = {}
+
+
+def take_mana_colours(state: State, g: np.ndarray, p: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Remove ``counts`` (n, 5) face-up mana by colour, the lowest kinds first and never the
+    waiting head (as repeated ``take_mana`` would); returns the cards removed (n, K)."""
+    cards = state.cards
+    below = _SAME_COLOUR_BELOW.get(id(cards))
+    if below is None:  # below[j, k]: j and k share a colour and j < k
+        K = cards.num_kinds
+        below = ((cards.colour[:, None] == cards.colour[None, :]) & (np.arange(K)[:, None] < np.arange(K)[None, :]))
+        below = _SAME_COLOUR_BELOW.setdefault(id(cards), below.astype(np.float32))
+    avail = state.mana[g, p].astype(np.int64)
+    h = state.head[g, p]
+    has = np.nonzero(h >= 0)[0]
+    avail[has, h[has]] -= 1
+    earlier = avail.astype(np.float32) @ below  # same-colour cards of lower kinds
+    want = counts[:, cards.colour]  # (n, K): how many of the kind's colour to take
+    removed = np.clip(want - earlier, 0, avail).astype(np.int64)
+    state.mana[g, p] -= removed.astype(state.mana.dtype)
+    return removed
+
+
+def take_stones(state: State, g: np.ndarray, p: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """Remove ``n[i]`` random stones of player p[i]; returns the cards removed (len(g), K)."""
+    removed = np.zeros((g.size, state.stones.shape[2]), dtype=np.int64)
+    for i in range(int(n.max(initial=0))):
+        sel = np.nonzero(n > i)[0]
+        removed[sel, take_stone(state, g[sel], p[sel])] += 1
+    return removed
 
 
 def take_stone(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -255,6 +317,40 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
         np.where(short, PH.SHORTAGE_MANA, PH.NIGHTMARE_MANA),
     )
     state.floor[f] = np.where(on_hand, 0, MANA_0)
+    _complete_discards(state, f)
+
+
+def _complete_discards(state: State, g: np.ndarray) -> None:
+    """Take the forced part of the current discards at once (see ``forced_units``)."""
+    ph = state.phase[g]
+    hand = g[(ph == PH.NIGHTMARE_HAND) | (ph == PH.SHORTAGE_HAND)]
+    if hand.size:
+        p = state.current_player[hand]
+        cards = state.hand[hand, p].astype(np.int64)
+        limit, _ = _limits(state, hand)
+        take = forced_units(cards, state.floor[hand], cards.sum(1) - limit)
+        hit = take.any(1)
+        if hit.any():
+            h, t = hand[hit], take[hit]
+            state.hand[h, p[hit]] -= t.astype(state.hand.dtype)
+            state.discard[h] += t.astype(state.discard.dtype)
+            state.floor[h] = last_unit(t)
+            done = ksum(state.hand[h, p[hit]]) <= limit[hit]
+            state.phase[h[done]] = PH.DISCARD_NEXT
+    mana = g[(ph == PH.NIGHTMARE_MANA) | (ph == PH.SHORTAGE_MANA)]
+    if mana.size:
+        p = state.current_player[mana]
+        _, limit = _limits(state, mana)
+        avail = choosable_mana(state, mana, p).astype(np.int64)
+        take = forced_units(avail, state.floor[mana] - MANA_0, mana_total(state, mana, p) - limit)
+        hit = take.any(1)
+        if hit.any():
+            m, t, pm = mana[hit], take[hit], p[hit]
+            removed = take_mana_colours(state, m, pm, t[:, :5]) + take_stones(state, m, pm, t[:, 5])
+            state.discard[m] += removed.astype(state.discard.dtype)
+            state.floor[m] = MANA_0 + last_unit(t)
+            done = mana_total(state, m, pm) <= limit[hit]
+            state.phase[m[done]] = PH.DISCARD_NEXT
 
 
 def discard_hand_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -273,6 +369,7 @@ def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
     limit, _ = _limits(state, g)
     done = ksum(state.hand[g, p]) <= limit
     state.phase[g[done]] = PH.DISCARD_NEXT
+    _complete_discards(state, g[~done])
 
 
 def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -302,3 +399,4 @@ def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     _, limit = _limits(state, g)
     done = mana_total(state, g, p) <= limit
     state.phase[g[done]] = PH.DISCARD_NEXT
+    _complete_discards(state, g[~done])
