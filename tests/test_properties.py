@@ -1,0 +1,57 @@
+"""Property-based checks (hypothesis) of the engine's building blocks."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aos_env.core.payment import can_pay
+from aos_env.core.zones import forced_units, ordered_choice_mask
+
+
+def take_single_legal_actions(avail: np.ndarray, floor: int, needed: int) -> np.ndarray:
+    """What the engine did before forced_units: take the only legal unit while there is one."""
+    avail, take = avail.copy(), np.zeros_like(avail)
+    while needed > 0:
+        legal = ordered_choice_mask(avail[None], np.array([floor]), np.array([needed]))[0]
+        if legal.sum() != 1:
+            break
+        u = int(np.argmax(legal))
+        take[u] += 1
+        avail[u] -= 1
+        floor, needed = u, needed - 1
+    return take
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=1, max_size=8), st.integers(0, 7), st.integers(0, 20))
+def test_forced_units_equals_repeating_the_single_legal_action(avail, floor, needed) -> None:
+    avail = np.array(avail, dtype=np.int64)
+    floor = min(floor, avail.size - 1)
+    needed = min(needed, int(avail[floor:].sum()))  # the engine never asks for more than is available
+    got = forced_units(avail[None], np.array([floor]), np.array([needed]))[0]
+    assert np.array_equal(got, take_single_legal_actions(avail, floor, needed))
+
+
+def brute_force_can_pay(need, any_, mana, stones) -> bool:
+    """Try every way to hand out the stones to the five colours, then pay "any" with what is left."""
+    import itertools
+
+    for split in itertools.product(range(stones + 1), repeat=5):
+        if sum(split) > stones:
+            continue
+        if all(m + x >= n for m, x, n in zip(mana, split, need)):
+            left = sum(mana) + stones - sum(need)
+            if left >= any_:
+                return True
+    return False
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=5, max_size=5), st.integers(0, 3),
+       st.lists(st.integers(0, 4), min_size=5, max_size=5), st.integers(0, 3))
+def test_can_pay_matches_a_direct_count(need, any_, mana, stones) -> None:
+    got = bool(can_pay(np.array(need, dtype=np.float32)[:, None], np.array([any_]),
+                       np.array(mana, dtype=np.float32)[:, None], np.array([stones]))[0])
+    assert got == brute_force_can_pay(need, any_, mana, stones)
