@@ -35,6 +35,21 @@ def randint(key: np.ndarray, counter: np.ndarray, idx: np.ndarray, high: np.ndar
     """
     ctr = counter[idx]
     counter[idx] = ctr + np.uint64(1)
-    z = mix64(key[idx] + ctr * _GOLDEN)
-    # Lemire's multiply-high: top 32 bits times high, shifted back down.
+    return scale(mix64(key[idx] + ctr * _GOLDEN), high)
+
+
+
+def block(key: np.ndarray, counter: np.ndarray, idx: np.ndarray, n: int) -> np.ndarray:
+    """The next ``n`` raw numbers of each game ``idx[i]``, (len(idx), n) uint64, without using them up.
+
+    Number j of a game's block is the one ``randint`` would produce after j
+    calls; the caller advances ``counter`` by how many it used.
+    """
+    ctr = counter[idx][:, None] + np.arange(n, dtype=np.uint64)[None, :]
+    return mix64(key[idx][:, None] + ctr * _GOLDEN)
+
+
+def scale(z: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """Raw numbers -> uniform integers in [0, high) (Lemire's multiply-high: the top 32 bits
+    times high, shifted back down)."""
     return (((z >> _S32) * high.astype(np.uint64)) >> _S32).astype(np.int64)

@@ -215,6 +215,11 @@ def run_draw(state: State, g: np.ndarray) -> None:
     act = state.active_player[g]
     held = np.zeros(g.size, dtype=bool)  # stopped for an R8.3 discard round
     live = np.nonzero(total > 0)[0]  # positions into g
+    # all the random numbers this draw may need, in one go (draw i of a game uses its i-th number)
+    z = rng.block(state.rng_key, state.rng_counter, g[live], int(total.max(initial=0)))
+    drawn = np.zeros(g.size, dtype=np.uint64)
+    zrow = np.full(g.size, -1)
+    zrow[live] = np.arange(live.size)
     i = 0
     while live.size:
         gl = g[live]
@@ -238,7 +243,10 @@ def run_draw(state: State, g: np.ndarray) -> None:
                 live, gl, cum = live[~dry], gl[~dry], cum[~dry]
                 if not live.size:
                     break
-        k = draw_from_deck(state, gl, cum)
+        r = rng.scale(z[zrow[live], i], cum[:, -1])
+        k = (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
+        state.deck[gl, k] -= 1
+        drawn[live] += np.uint64(1)
         dest = (cum_pend[live] > i).argmax(1)
         a = act[live]
         for col in np.nonzero(np.bincount(dest, minlength=5))[0]:
@@ -256,6 +264,7 @@ def run_draw(state: State, g: np.ndarray) -> None:
                     state.cmd_card[gs] = ks
         i += 1
         live = live[total[live] > i]
+    state.rng_counter[g] += drawn
     fin = g[~held]
     state.pend[fin] = 0
     state.phase[fin] = state.after_draw[fin]
