@@ -127,17 +127,20 @@ for _p, _r in AUTOMATIC.items():
     _RUN[_p] = _r
 _IS_AUTO = np.array([r is not None for r in _RUN])
 
-#: Internal phases in the order a turn meets them. Running the groups present in
-#: this order lets most chains (say KEEP -> END_TURN -> DECLARE_CHECK -> NEXT_TURN
-#: -> TURN_START -> COMMAND_START) finish in one sweep.
-_TURN_ORDER = [
-    Phase.ACTION, Phase.SUMMON_DONE, Phase.DISCARD_NEXT, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT,
-    Phase.DRAW, Phase.PHASE3, Phase.KEEP_START, Phase.END_TURN, Phase.DECLARE_CHECK, Phase.NEXT_TURN,
-    Phase.TURN_START, Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START, Phase.COMMAND_DONE,
+#: Internal phases in the order a turn meets them, DRAW (and the phases a draw may
+#: return to) listed at each place it can come up. One sweep down this list runs
+#: most chains to the next decision (say ACTION -> DRAW -> PHASE3 -> DRAW ->
+#: KEEP_START, or KEEP -> END_TURN -> ... -> TURN_START -> COMMAND_START), each
+#: phase's games together in one call.
+_SWEEP = [
+    Phase.ACTION, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT, Phase.DISCARD_NEXT,
+    Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT, Phase.DRAW, Phase.PHASE3, Phase.DRAW,
+    Phase.KEEP_START, Phase.END_TURN, Phase.DECLARE_CHECK, Phase.NEXT_TURN, Phase.TURN_START,
+    Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START,
+    Phase.COMMAND_DONE,
 ]
-assert set(_TURN_ORDER) == set(AUTOMATIC)
-_RANK = np.full(NUM_PHASES, len(_TURN_ORDER))
-_RANK[[int(p) for p in _TURN_ORDER]] = np.arange(len(_TURN_ORDER))
+_SWEEP = [int(p) for p in _SWEEP]
+assert set(_SWEEP) == {int(p) for p in AUTOMATIC}
 
 
 def _groups(state: State, g: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -169,22 +172,21 @@ def _compute_masks(state: State, g: np.ndarray) -> np.ndarray:
 
 def _run_internal(state: State, g: np.ndarray) -> None:
     """Run internal phases until every game of g waits for a decision (or is over)."""
-    todo = g
-    while True:
+    todo = g[_IS_AUTO[state.phase[g]]]
+    while todo.size:
         ph = state.phase[todo]
-        auto = _IS_AUTO[ph]
-        if not auto.all():
-            todo, ph = todo[auto], ph[auto]
-        if not todo.size:
-            return
-        present = np.flatnonzero(np.bincount(ph, minlength=NUM_PHASES)) if todo.size > 1 else ph
-        if present.size == 1:
-            _RUN[present[0]](state, todo)
-            continue
-        for p in present[np.argsort(_RANK[present])]:  # in turn order; later groups pick up movers
-            sub = todo[state.phase[todo] == p]
-            if sub.size:
-                _RUN[p](state, sub)
+        counts = np.bincount(ph, minlength=NUM_PHASES)
+        for p in _SWEEP:
+            if not counts[p]:
+                continue
+            pos = np.flatnonzero(ph == p)
+            sub = todo[pos]
+            _RUN[p](state, sub)
+            new = state.phase[sub]
+            ph[pos] = new
+            counts[p] = 0
+            counts += np.bincount(new, minlength=NUM_PHASES)
+        todo = todo[_IS_AUTO[ph]]
 
 
 def _advance(state: State, g: np.ndarray) -> None:
