@@ -95,6 +95,9 @@ NUM_DECISION_PHASES = int(Phase.GAME_OVER)  # decisions are 0 .. GAME_OVER-1
 CONQUEST, RESEARCH, ALCHEMY, PRAYER, FESTIVAL, INQUISITION, PILGRIMAGE = range(7)
 
 
+_ACTION_OF_NUMBER = np.clip(np.arange(32), 3, 9) - 3  # a table: np.clip is slow on small arrays
+
+
 def action_of_number(number: np.ndarray) -> np.ndarray:
     """Command number -> action index (R6, R10.3: <=3 Conquest, >=9 Pilgrimage)."""
-    return np.clip(number, 3, 9) - 3
+    return _ACTION_OF_NUMBER[np.minimum(number, 31)]

@@ -107,9 +107,14 @@ def observe(state: State, player, games: np.ndarray | None = None) -> np.ndarray
     if games is not None:
         state = _Rows(state, np.asarray(games))
     B, P = state.batch_size, state.num_players
-    player = np.broadcast_to(np.asarray(player), (B,)).astype(np.int64)
-    if ((player < 0) | (player >= P)).any():
-        raise ValueError(f"player must be in 0..{P - 1}, got {player[(player < 0) | (player >= P)][0]}")
+    player = np.asarray(player, dtype=np.int64)
+    if player.ndim == 0:
+        player = np.full(B, player)
+    elif player.shape != (B,):
+        raise ValueError(f"player must be an int or an array of shape ({B},), got shape {player.shape}")
+    if player.min() < 0 or player.max() >= P:
+        bad = player[(player < 0) | (player >= P)][0]
+        raise ValueError(f"player must be in 0..{P - 1}, got {bad}")
     rows = np.arange(B)
     cards = state.cards
     out = np.zeros((B, OBS_DIM), dtype=np.float32)  # filled slice by slice (no concatenations)
