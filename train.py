@@ -33,9 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g = p.add_argument_group("game and run")
     g.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game")
-    g.add_argument("--timesteps", type=int, default=3_000_000,
+    g.add_argument("--timesteps", type=int, default=4_000_000,
                    help="learner decisions to train for (with --resume: this many more)")
-    g.add_argument("--num-envs", type=int, default=256, help="games played in parallel by the batched env")
+    g.add_argument("--num-envs", type=int, default=1024,
+                   help="games played in parallel by the batched env (more games amortise the env's per-call cost)")
     g.add_argument("--seed", type=int, default=0, help="seed for games, opponents, evaluation and the network")
     g.add_argument("--out", type=Path, default=Path("runs"), help="folder for runs")
     g.add_argument("--name", default="default", help="run name: output goes to <out>/<name>/")
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     n = p.add_argument_group("network and PPO")
     n.add_argument("--net-arch", default="256,256", help="hidden layer sizes of the policy and value networks")
     n.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate")
-    n.add_argument("--n-steps", type=int, default=64, help="steps per env per rollout (rollout = n_steps * num_envs)")
+    n.add_argument("--n-steps", type=int, default=16, help="steps per env per rollout (rollout = n_steps * num_envs)")
     n.add_argument("--batch-size", type=int, default=2048, help="minibatch size")
     n.add_argument("--n-epochs", type=int, default=4, help="passes over each rollout")
     n.add_argument("--gamma", type=float, default=0.995, help="discount factor")

@@ -54,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=3.0, help="length of one timed run")
     p.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
     p.add_argument("--train-steps", type=int, default=200_000, help="MaskablePPO timesteps for the env-share figure")
+    p.add_argument("--train-envs", type=int, default=1024, help="parallel games of the training env (train.py's default)")
     p.add_argument("--skip-training", action="store_true", help="leave out the MaskablePPO measurement")
     p.add_argument("--skip-peers", action="store_true", help="leave out PettingZoo and OpenSpiel")
     p.add_argument("--quick", action="store_true",
@@ -66,6 +67,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.quick:
         args.seconds, args.repeats, args.train_steps = 0.3, 1, 4096
+        args.train_envs = 64
         args.batches = [b for b in args.batches if b <= 1024] or [1]
     args.out.mkdir(parents=True, exist_ok=True)
     res: dict = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
@@ -86,7 +88,7 @@ def main(argv: list[str] | None = None) -> dict:
     res["aec"] = median_of(lambda s: aec.aec_steps_per_second(aec.ours(args.players), args.seconds, s), args.repeats)
     log(f"AEC env: {res['aec']['median']:,.0f} steps/s")
     if not args.skip_training:
-        res["training"] = training.sb3_env_share(args.train_steps)
+        res["training"] = training.sb3_env_share(args.train_steps, num_envs=args.train_envs)
         log(f"MaskablePPO: {res['training']['steps_per_second']:,.0f} env steps/s, "
             f"env share {res['training']['env_share']:.1%}")
     if not args.skip_peers:

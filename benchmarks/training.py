@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 
-def sb3_env_share(timesteps: int, num_envs: int = 256, n_steps: int = 64, seed: int = 0) -> dict:
+def sb3_env_share(timesteps: int, num_envs: int = 1024, n_steps: int = 16, seed: int = 0) -> dict:
     """Train MaskablePPO (train.py's defaults) for ``timesteps`` and time the env's part."""
     import torch
     from sb3_contrib import MaskablePPO
