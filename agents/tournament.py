@@ -34,18 +34,19 @@ class Results:
 
 
 def lineups_for(num_agents: int, num_players: int, games: int) -> np.ndarray:
-    """(games, P) seatings, rotated fairly.
+    """(games, P) seatings, fair in seat and in neighbours.
 
-    With at least P agents: every P-subset of agents, in every rotation of its
-    seats, equally often (games are spread over them in turn). With fewer
-    agents than seats, agents fill the seats cyclically, again in every rotation.
+    With at least P agents: every P-subset of agents in every order around the
+    table (all P! permutations: not only who starts, but also who sits to
+    whose right matters, since each player assists their right neighbour),
+    equally often; games are spread over them in turn. With fewer agents than
+    seats, agents fill the seats cyclically, again in every distinct order.
     """
     if num_agents >= num_players:
         groups = list(itertools.combinations(range(num_agents), num_players))
     else:
         groups = [tuple(i % num_agents for i in range(num_players))]
-    base = [tuple(grp[(s + r) % num_players] for s in range(num_players)) for grp in groups
-            for r in range(num_players)]
+    base = [order for grp in groups for order in sorted(set(itertools.permutations(grp)))]
     return np.array([base[i % len(base)] for i in range(games)], dtype=np.int64)
 
 

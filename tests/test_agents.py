@@ -122,6 +122,12 @@ def test_lineups_rotate_seats_fairly() -> None:
         assert (lineups[:, 0] == a).sum() == (lineups[:, 1] == a).sum() == 4
     four = lineups_for(2, 4, 8)
     assert (four == 0).sum() == (four == 1).sum() == 16
+    table = lineups_for(4, 4, 24)  # who sits to whose right matters too (assists go right)
+    right = {(a, b): 0 for a in range(4) for b in range(4) if a != b}
+    for row in table:
+        for p in range(4):
+            right[(row[p], row[p - 1])] += 1
+    assert set(right.values()) == {8}
 
 
 def test_wilson_and_elo() -> None:
