@@ -55,3 +55,47 @@ def test_can_pay_matches_a_direct_count(need, any_, mana, stones) -> None:
     got = bool(can_pay(np.array(need, dtype=np.float32)[:, None], np.array([any_]),
                        np.array(mana, dtype=np.float32)[:, None], np.array([stones]))[0])
     assert got == brute_force_can_pay(need, any_, mana, stones)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=5, max_size=5), st.integers(0, 3),
+       st.lists(st.integers(0, 4), min_size=5, max_size=5), st.integers(0, 3), st.integers(0, 10_000))
+def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana, stones, seed) -> None:
+    """R5.2: the engine pays forced units at once; that must equal taking the only legal unit repeatedly."""
+    from aos_env import core
+    from aos_env.cards import DEFAULT as cards
+    from aos_env.core.payment import _pay_forced, pay_mask
+    from aos_env.core.zones import give_up_mana
+    from aos_env.positions import position
+
+    if sum(need) + any_ == 0:
+        return
+    # a position whose mana row holds the given colours; the cost is set directly
+    by_colour = {c: [k for k in range(30) if cards.colour[k] == c and cards.copies[k] == 4] for c in range(5)}
+    row = [by_colour[c][i] for c in range(5) for i in range(mana[c])]
+    stone_cards = [cards.kind("Chimera")] * min(stones, 2) + [cards.kind("Baal")] * max(0, stones - 2)
+    state = position(2, [{"hand": ["Imp", "Angel"], "mana": row, "stones": stone_cards}, {"hand": ["Imp"]}], seed=seed)
+    avail = np.array(mana + [stones], dtype=np.float32)
+    if not can_pay(np.array(need, dtype=np.float32)[:, None], np.array([any_]), avail[:5, None], np.array([stones]))[0]:
+        return
+    g = np.array([0])
+    state.phase[:] = core.Phase.PAY
+    state.pay_need[0] = need
+    state.pay_any[0] = any_
+    state.paid[0] = 0
+    state.floor[0] = 30
+    reference = state.copy()
+    # the old way: one unit at a time while exactly one is legal
+    while reference.phase[0] == core.Phase.PAY:
+        legal = pay_mask(reference, g)[0]
+        if legal.sum() != 1:
+            break
+        unit = int(np.argmax(legal))
+        give_up_mana(reference, g, reference.active_player[g], np.array([unit]))
+        reference.paid[0, unit] += 1
+        reference.floor[0] = 30 + unit
+        if reference.paid[0].sum() == sum(need) + any_:
+            reference.phase[0] = core.Phase.SUMMON_DONE
+    _pay_forced(state, g)
+    for name in ("paid", "floor", "phase", "mana", "stones", "discard", "rng_counter"):
+        assert np.array_equal(getattr(state, name), getattr(reference, name)), name

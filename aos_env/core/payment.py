@@ -19,7 +19,7 @@ import numpy as np
 from . import abilities
 from .constants import MANA_0, PH
 from .state import State, ksum
-from .zones import colour_counts, give_up_mana
+from .zones import colour_counts, give_up_mana, last_unit, take_mana_colours, take_stones
 
 _E = np.eye(5, 6, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
 _GE = (np.arange(5)[:, None] >= np.arange(6)[None, :]).astype(np.float32)  # colour c may follow unit u
@@ -99,6 +99,7 @@ def start_payment(state: State, g: np.ndarray) -> None:
     state.floor[g] = MANA_0
     free = state.pay_need[g].sum(1) + state.pay_any[g] == 0
     state.phase[g] = np.where(free, PH.SUMMON_DONE, PH.PAY)
+    _pay_forced(state, g[~free])
 
 
 def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -132,3 +133,66 @@ def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     state.floor[g] = MANA_0 + unit
     done = state.paid[g].sum(1) == state.pay_need[g].sum(1) + state.pay_any[g]
     state.phase[g[done]] = PH.SUMMON_DONE
+    _pay_forced(state, g[~done])
+
+
+def _pay_forced(state: State, g: np.ndarray) -> None:
+    """Pay at once the units of the payment that are forced.
+
+    Taking the single legal unit again and again gives the same result, in
+    one engine round per unit; this computes it directly. A unit is forced
+    while every way of completing the payment starts with it. Going through
+    the units u from the floor up: if the number x_u of u every completion
+    pays is fixed (least == most), it is paid and the next unit is looked
+    at; otherwise the least number is paid and the rest is the player's
+    choice. With D the coloured symbols still missing (d_c each), R the
+    units left, ps the stones paid so far, and after u only the mana W that
+    can fill missing symbols (plus stones) and A in all, a completion pays
+    x_u = v of colour u exactly when
+
+        v >= R - A,   v >= (D - ps) - W,   v <= d_u + R - (D - ps),
+
+    because min(v, d_u) + min(R - v, W) >= D - ps is those linear bounds.
+    """
+    if not g.size:
+        return
+    p = state.active_player[g]
+    n = g.size
+    rows = np.arange(n)
+    mana = (state.mana[g, p].astype(np.float32) @ state.cards.colour_onehot_f32).astype(np.int64)  # (n, 5)
+    stones = ksum(state.stones[g, p]).astype(np.int64)
+    need = state.pay_need[g].astype(np.int64)
+    paid = state.paid[g].astype(np.int64)
+    left = need.sum(1) + state.pay_any[g] - paid.sum(1)  # R
+    floor = (state.floor[g] - MANA_0).astype(np.int64)
+    take = np.zeros((n, 6), dtype=np.int64)
+    open_ = left > 0  # still deciding which units are forced
+    for u in range(6):
+        at = open_ & (floor <= u)
+        if not at.any():
+            continue
+        d = np.maximum(need - paid[:, :5] - take[:, :5], 0)  # missing colour symbols
+        q = d.sum(1) - paid[:, 5] - take[:, 5]  # symbols the stones still have to cover
+        r = left - take.sum(1)
+        if u == 5:
+            lo = hi = r  # only stones remain
+        else:
+            later = np.arange(5) > u
+            a_after = (mana * later).sum(1) + stones
+            w_after = (np.minimum(d, mana) * later).sum(1) + stones
+            lo = np.maximum.reduce([np.zeros(n, dtype=np.int64), r - a_after, q - w_after])
+            hi = np.minimum.reduce([mana[:, u], r, d[:, u] + r - q])
+        lo = np.where(at, lo, 0)
+        take[:, u] = lo
+        open_ &= ~at | (lo == np.where(at, hi, lo))  # a real choice about u: stop there
+        open_ &= take.sum(1) < left
+    hit = take.any(1)
+    if not hit.any():
+        return
+    h, t, ph = g[hit], take[hit], p[hit]
+    removed = take_mana_colours(state, h, ph, t[:, :5]) + take_stones(state, h, ph, t[:, 5])
+    state.discard[h] += removed.astype(state.discard.dtype)
+    state.paid[h] += t
+    state.floor[h] = MANA_0 + last_unit(t)
+    done = state.paid[h].sum(1) == state.pay_need[h].sum(1) + state.pay_any[h]
+    state.phase[h[done]] = PH.SUMMON_DONE
