@@ -39,6 +39,15 @@ def summon_costs(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.maximum(need, 0, out=need)
 
 
+def summon_cost_of(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n, 5) coloured symbols spirit k[i] costs player p[i] (``summon_costs`` for one kind each)."""
+    cards = state.cards
+    rows = np.arange(g.size)
+    reduction = abilities.gargoyle_reduction(state, g, p) + abilities.giant_reduction(state, g, p)[rows, k]
+    reduction = reduction * (abilities.giant_no_reduction(state, g, p)[rows, k] == 0)
+    return np.maximum(cards.cost[k] - reduction[:, None] * cards.colour_onehot[k], 0)
+
+
 def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
     """Whether a cost can be paid (colour-first shapes, broadcasting on the rest).
 
@@ -81,8 +90,7 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
     """The player chose to summon kind k: fix its cost, then Baldanders or payment."""
     p = state.active_player[g]
     state.summon_kind[g] = k
-    need = summon_costs(state, g, p)
-    state.pay_need[g] = need[:, np.arange(g.size), k].T
+    state.pay_need[g] = summon_cost_of(state, g, p, k)
     state.pay_any[g] = state.cards.cost_any[k]
     state.paid[g] = 0
     n_place = abilities.baldanders_count(state, g, p)
