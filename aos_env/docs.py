@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .cards import ACTIONS, BONUS_FIELDS, COLOURS, ICONS, SCORE_SOURCES, CardSet, load_cards
 from .core.constants import MAX_PLAYERS
-from .core.observe import GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT
+from .core.observe import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
 
 
 def _effect(cards: CardSet, k: int) -> str:
@@ -94,10 +94,8 @@ def observation_markdown() -> str:
         "| slice | name | size | meaning |",
         "|---|---|---|---|",
     ]
-    i = 0
-    for name, n, meaning in GLOBAL_LAYOUT:
-        lines.append(f"| {i}:{i + n} | `{name}` | {n} | {meaning} |")
-        i += n
+    lines += _layout_rows(GLOBAL_LAYOUT)
+    i = GLOBAL_DIM
     lines += [
         "",
         f"## Seats ({MAX_PLAYERS} blocks of {SEAT_DIM}, from offset {i})",
@@ -109,10 +107,7 @@ def observation_markdown() -> str:
         "| offset in block | name | size | meaning |",
         "|---|---|---|---|",
     ]
-    j = 0
-    for name, n, meaning in SEAT_LAYOUT:
-        lines.append(f"| {j}:{j + n} | `{name}` | {n} | {meaning} |")
-        j += n
+    lines += _layout_rows(SEAT_LAYOUT)
     lines += [
         "",
         "`core.obs_slices()` gives the same layout as a dict of slices, e.g.",
@@ -120,6 +115,11 @@ def observation_markdown() -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _layout_rows(layout) -> list[str]:
+    slices = layout_slices(layout)
+    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} |" for name, n, meaning in layout]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -72,16 +72,21 @@ GLOBAL_DIM = sum(n for _, n, _ in GLOBAL_LAYOUT)
 OBS_DIM = GLOBAL_DIM + MAX_PLAYERS * SEAT_DIM
 
 
-def obs_slices() -> dict[str, slice]:
-    """Name -> slice of the observation vector (seat fields as ``seat{i}.{name}``)."""
-    out, i = {}, 0
-    for name, n, _ in GLOBAL_LAYOUT:
+def layout_slices(layout: list[tuple[str, int, str]], offset: int = 0) -> dict[str, slice]:
+    """Name -> slice for a layout of (name, size, meaning), starting at ``offset``."""
+    out, i = {}, offset
+    for name, n, _ in layout:
         out[name] = slice(i, i + n)
         i += n
+    return out
+
+
+def obs_slices() -> dict[str, slice]:
+    """Name -> slice of the observation vector (seat fields as ``seat{i}.{name}``)."""
+    out = layout_slices(GLOBAL_LAYOUT)
     for s in range(MAX_PLAYERS):
-        for name, n, _ in SEAT_LAYOUT:
-            out[f"seat{s}.{name}"] = slice(i, i + n)
-            i += n
+        seat = layout_slices(SEAT_LAYOUT, GLOBAL_DIM + s * SEAT_DIM)
+        out.update({f"seat{s}.{name}": sl for name, sl in seat.items()})
     return out
 
 
@@ -194,16 +199,8 @@ def _table(phases) -> np.ndarray:
     return out
 
 
-_GLOBAL = {}
-_i = 0
-for _name, _n, _ in GLOBAL_LAYOUT:
-    _GLOBAL[_name] = slice(_i, _i + _n)
-    _i += _n
-_SEAT = {}
-_i = 0
-for _name, _n, _ in SEAT_LAYOUT:
-    _SEAT[_name] = slice(_i, _i + _n)
-    _i += _n
+_GLOBAL = layout_slices(GLOBAL_LAYOUT)
+_SEAT = layout_slices(SEAT_LAYOUT)  # offsets inside a seat block
 _BEFORE_COMMAND = _table(_BEFORE_COMMAND_PHASES)
 _SHORTAGE = _table(_SHORTAGE_PHASES)
 _BEFORE_COMMAND_DRAW = _table(_BEFORE_COMMAND_DRAWS)
