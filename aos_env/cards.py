@@ -114,6 +114,8 @@ class CardSet:
     colour_onehot_f32: np.ndarray = field(repr=False, default=None)  # (K, 5)
     cost_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first cost
     onehot_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first one-hot
+    #: (K, K) float32: [j, k] = 1 where kinds j < k share a colour (lowest-kind-first mana choices)
+    same_colour_below_f32: np.ndarray = field(repr=False, default=None)
     source: str = ""
 
     def stat_column(self, what: str, field_: str | None = None) -> int:
@@ -283,6 +285,8 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
     tables["colour_onehot_f32"] = tables["colour_onehot"].astype(np.float32)
     tables["cost_cf32"] = np.ascontiguousarray(cost.T, dtype=np.float32)
     tables["onehot_cf32"] = np.ascontiguousarray(tables["colour_onehot"].T, dtype=np.float32)
+    lower = np.arange(K)[:, None] < np.arange(K)[None, :]
+    tables["same_colour_below_f32"] = ((colour[:, None] == colour[None, :]) & lower).astype(np.float32)
     for arr in list(tables.values()) + list(special.values()):
         arr.setflags(write=False)  # shared by every State: nobody may edit them
     return CardSet(

@@ -16,7 +16,7 @@ import numpy as np
 from .constants import MANA_0, NO, PH, STONE, YES
 from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
 from .zones import (
-    empty_mask, forced_units, give_up_mana, last_unit, ordered_choice_mask, request_draws, start_discard_round,
+    colour_counts, empty_mask, forced_units, give_up_mana, last_unit, ordered_choice_mask, request_draws, start_discard_round,
 )
 
 
@@ -120,7 +120,7 @@ def baldanders_mask(state: State, g: np.ndarray) -> np.ndarray:
     hand = state.hand[g, p].astype(np.float32)
     hand[rows, state.summon_kind[g]] -= 1  # the spirit being summoned stays in hand until paid
     onehot = cards.onehot_cf32[:, None, :]  # (5, 1, K)
-    mana = (state.mana[g, p].astype(np.float32) @ cards.colour_onehot_f32).T[:, :, None]  # (5, n, 1)
+    mana = colour_counts(state, state.mana[g, p]).T[:, :, None]  # (5, n, 1)
     stones = ksum(state.stones[g, p])[:, None]
     need = state.pay_need[g].T[:, :, None]
     any_ = state.pay_any[g][:, None]

@@ -166,7 +166,7 @@ def _pay_forced(state: State, g: np.ndarray) -> None:
         return
     p = state.active_player[g]
     n = g.size
-    mana = (state.mana[g, p].astype(np.float32) @ state.cards.colour_onehot_f32).astype(np.int64)  # (n, 5)
+    mana = colour_counts(state, state.mana[g, p]).astype(np.int64)  # (n, 5)
     stones = ksum(state.stones[g, p]).astype(np.int64)
     need = state.pay_need[g].astype(np.int64)
     paid = state.paid[g].astype(np.int64)

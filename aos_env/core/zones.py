@@ -26,15 +26,19 @@ def mana_total(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return ksum(state.mana[g, p]) + ksum(state.stones[g, p])
 
 
-def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(n, 6) face-up mana by colour that may be given up, then stones.
-
-    The waiting head (the assisted card, R4.3) may not be chosen.
-    """
-    m = colour_counts(state, state.mana[g, p])
+def givable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, K) face-up mana of player p by kind that may be given up: the waiting head
+    (the assisted card, R4.3) may not."""
+    avail = state.mana[g, p].astype(np.int64)
     h = state.head[g, p]
-    has = h >= 0
-    m[np.nonzero(has)[0], state.cards.colour[h[has]]] -= 1
+    has = np.nonzero(h >= 0)[0]
+    avail[has, h[has]] -= 1
+    return avail
+
+
+def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n, 6) face-up mana by colour that may be given up (not the waiting head), then stones."""
+    m = colour_counts(state, givable_mana(state, g, p))
     s = ksum(state.stones[g, p])
     return np.concatenate([m, s[:, None]], axis=1)
 
@@ -103,33 +107,18 @@ def take_mana(state: State, g: np.ndarray, p: np.ndarray, colour: np.ndarray) ->
     the lowest kind of that colour: the choice only decides which card goes
     on to the discard pile or becomes a stone.
     """
-    avail = state.mana[g, p].astype(np.int64)
-    h = state.head[g, p]
-    has = np.nonzero(h >= 0)[0]
-    avail[has, h[has]] -= 1
-    avail *= state.cards.colour[None, :] == colour[:, None]
+    avail = givable_mana(state, g, p) * (state.cards.colour[None, :] == colour[:, None])
     k = np.argmax(avail > 0, axis=1)
     state.mana[g, p, k] -= 1
     return k
-
-
-_SAME_COLOUR_BELOW: dict[int, np.ndarray] = {}
 
 
 def take_mana_colours(state: State, g: np.ndarray, p: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Remove ``counts`` (n, 5) face-up mana by colour, the lowest kinds first and never the
     waiting head (as repeated ``take_mana`` would); returns the cards removed (n, K)."""
     cards = state.cards
-    below = _SAME_COLOUR_BELOW.get(id(cards))
-    if below is None:  # below[j, k]: j and k share a colour and j < k
-        K = cards.num_kinds
-        below = ((cards.colour[:, None] == cards.colour[None, :]) & (np.arange(K)[:, None] < np.arange(K)[None, :]))
-        below = _SAME_COLOUR_BELOW.setdefault(id(cards), below.astype(np.float32))
-    avail = state.mana[g, p].astype(np.int64)
-    h = state.head[g, p]
-    has = np.nonzero(h >= 0)[0]
-    avail[has, h[has]] -= 1
-    earlier = avail.astype(np.float32) @ below  # same-colour cards of lower kinds
+    avail = givable_mana(state, g, p)
+    earlier = avail.astype(np.float32) @ cards.same_colour_below_f32  # same-colour cards of lower kinds
     want = counts[:, cards.colour]  # (n, K): how many of the kind's colour to take
     removed = np.clip(want - earlier, 0, avail).astype(np.int64)
     state.mana[g, p] -= removed.astype(state.mana.dtype)
