@@ -16,7 +16,8 @@ import numpy as np
 from .constants import MANA_0, NO, PH, STONE, YES
 from .state import PEND_HAND, PEND_MANA, STAT_ICONS, STAT_SPECIAL, State, ksum
 from .zones import (
-    colour_counts, empty_mask, forced_units, give_up_mana, last_unit, ordered_choice_mask, request_draws, start_discard_round,
+    colour_counts, discard_from_hand, discard_many_from_hand, empty_mask, forced_units, give_up_mana,
+    ordered_choice_mask, request_draws, start_discard_round,
 )
 
 
@@ -59,9 +60,7 @@ def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
 
 
 def apply_leprechaun_discard(state: State, g: np.ndarray, k: np.ndarray) -> None:
-    state.hand[g, state.active_player[g], k] -= 1
-    state.discard[g, k] += 1
-    state.floor[g] = k
+    discard_from_hand(state, g, state.active_player[g], k)
     state.count[g] -= 1
     done = state.count[g] == 0
     state.phase[g[done]] = PH.COMMAND_START
@@ -77,9 +76,7 @@ def _complete_leprechaun(state: State, g: np.ndarray) -> None:
     if not hit.any():
         return
     f, t = g[hit], take[hit]
-    state.hand[f, p[hit]] -= t.astype(state.hand.dtype)
-    state.discard[f] += t.astype(state.discard.dtype)
-    state.floor[f] = last_unit(t)
+    discard_many_from_hand(state, f, p[hit], t)
     state.count[f] -= t.sum(1)
     state.phase[f[state.count[f] == 0]] = PH.COMMAND_START
 

@@ -18,7 +18,7 @@ from .constants import (
 )
 from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
 from .zones import (
-    colour_counts, empty_mask, forced_units, last_unit, ordered_choice_mask, request_draws, take_mana, take_mana_colours,
+    colour_counts, discard_from_hand, empty_mask, forced_units, last_unit, ordered_choice_mask, request_draws, take_mana, take_mana_colours,
 )
 
 FAITH_CAP = 10  # R1.4
@@ -217,9 +217,7 @@ def apply_prayer_discard(state: State, g: np.ndarray, action: np.ndarray) -> Non
     d = action != NO
     gd, k = g[d], action[d]
     p = state.active_player[gd]
-    state.hand[gd, p, k] -= 1
-    state.discard[gd, k] += 1
-    state.floor[gd] = k
+    discard_from_hand(state, gd, p, k)
     empty = ksum(state.hand[gd, p]) == 0
     _prayer_refill(state, np.concatenate([g[~d], gd[empty]]))
 

@@ -179,6 +179,21 @@ def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.discard[g, k] += 1
 
 
+def discard_from_hand(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:
+    """One card of kind k[i] from player p[i]'s hand to the discard pile, as the next unit of a
+    repeated choice (``floor`` moves to it)."""
+    state.hand[g, p, k] -= 1
+    discard_cards(state, g, k)
+    state.floor[g] = k
+
+
+def discard_many_from_hand(state: State, g: np.ndarray, p: np.ndarray, take: np.ndarray) -> None:
+    """``take`` (n, K) cards from player p[i]'s hand to the discard pile at once (forced units)."""
+    state.hand[g, p] -= take.astype(state.hand.dtype)
+    state.discard[g] += take.astype(state.discard.dtype)
+    state.floor[g] = last_unit(take)
+
+
 def request_draws(state: State, g: np.ndarray, then: int, **counts: np.ndarray | int) -> None:
     """Queue draws for the active player (keys: cmd, hand, mana, stone, offer), then go on to ``then``."""
     cols = {"cmd": PEND_CMD, "hand": PEND_HAND, "mana": PEND_MANA, "stone": PEND_STONE, "offer": PEND_OFFER}
@@ -329,10 +344,8 @@ def _complete_discards(state: State, g: np.ndarray) -> None:
         take = forced_units(cards, state.floor[hand], cards.sum(1) - limit)
         hit = take.any(1)
         if hit.any():
-            h, t = hand[hit], take[hit]
-            state.hand[h, p[hit]] -= t.astype(state.hand.dtype)
-            state.discard[h] += t.astype(state.discard.dtype)
-            state.floor[h] = last_unit(t)
+            h = hand[hit]
+            discard_many_from_hand(state, h, p[hit], take[hit])
             done = ksum(state.hand[h, p[hit]]) <= limit[hit]
             state.phase[h[done]] = PH.DISCARD_NEXT
     mana = g[(ph == PH.NIGHTMARE_MANA) | (ph == PH.SHORTAGE_MANA)]
@@ -361,9 +374,7 @@ def discard_hand_mask(state: State, g: np.ndarray) -> np.ndarray:
 
 def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
     p = state.current_player[g]
-    state.hand[g, p, k] -= 1
-    discard_cards(state, g, k)
-    state.floor[g] = k
+    discard_from_hand(state, g, p, k)
     limit, _ = _limits(state, g)
     done = ksum(state.hand[g, p]) <= limit
     state.phase[g[done]] = PH.DISCARD_NEXT
