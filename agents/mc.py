@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.core.scoring import final_scores
+from aos_env.core.scoring import score_lead
 
 from .base import BaseAgent, act_on_state
 from .greedy import GreedyAgent
@@ -140,7 +140,7 @@ class MonteCarloAgent(BaseAgent):
             over = sim.terminated | sim.truncated
             just = over & ~valued
             # rewards exist only in the step that ended a game
-            value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * _margin(sim, np.nonzero(just)[0], viewer[just])
+            value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * score_lead(sim, np.nonzero(just)[0], viewer[just])
             valued |= just
             if self.max_rollout_turns is not None:
                 cut = ~over & (sim.turn - start_turn >= self.max_rollout_turns)
@@ -165,18 +165,9 @@ class MonteCarloAgent(BaseAgent):
 MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win
 
 
-def _margin(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
-    """Viewer's score minus the best other score, now."""
-    scores = final_scores(state, g).astype(float)
-    rows = np.arange(g.size)
-    mine = scores[rows, viewer]
-    scores[rows, viewer] = -np.inf
-    return mine - scores.max(1)
-
-
 def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
     """Outcome of a cut rollout: as if the game ended now (+1 if the viewer leads,
     else -1/(P-1)), plus the small score-margin term."""
     P = state.num_players
-    margin = _margin(state, g, viewer)
+    margin = score_lead(state, g, viewer)
     return np.where(margin > 0, 1.0, -1.0 / (P - 1)) + MARGIN_WEIGHT * margin

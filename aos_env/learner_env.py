@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core.scoring import winners
+from .core.scoring import score_lead, winners
 
 
 def act_on_state(agent, state, games):
@@ -128,11 +128,7 @@ class LearnerEnv:
 
     def _margin(self, games: np.ndarray) -> np.ndarray:
         """Learner's score minus the best other score, in games ``games``."""
-        scores = core.final_scores(self.state, games).astype(np.float64)
-        rows = np.arange(games.size)
-        mine = scores[rows, self.seat[games]]
-        scores[rows, self.seat[games]] = -np.inf
-        return mine - scores.max(1)
+        return score_lead(self.state, games, self.seat[games])
 
     def observe(self) -> np.ndarray:
         return core.observe(self.state, self.seat)
@@ -165,10 +161,8 @@ class LearnerEnv:
             rows = np.arange(done.size)
             rewards[done] += state.rewards[done, self.seat[done]]
             last_obs = core.observe(state, self.seat)[done]
-            scores = core.final_scores(state, done).astype(np.int64)
-            mine = scores[rows, self.seat[done]]
-            others = scores.copy()
-            others[rows, self.seat[done]] = np.iinfo(np.int64).min
+            mine = core.final_scores(state, done)[rows, self.seat[done]]
+            margin = self._margin(done)
             win = state.terminated[done] & (winners(state, done) == self.seat[done])
             for j, i in enumerate(done):
                 opp = sorted({self.names[a] for a in self.lineup[i] if a >= 0})
@@ -178,7 +172,7 @@ class LearnerEnv:
                     "win": bool(win[j]),
                     "is_success": bool(win[j]),
                     "score": int(mine[j]),
-                    "margin": int(mine[j] - others[j].max()),
+                    "margin": int(margin[j]),
                     "truncated": bool(state.truncated[i]),
                     "TimeLimit.truncated": bool(state.truncated[i]),
                     "opponents": ",".join(opp),

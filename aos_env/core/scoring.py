@@ -26,6 +26,15 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
     return state.vp[sel] + stats[..., STAT_POINTS] + game_end
 
 
+def score_lead(state: State, g: np.ndarray, player: np.ndarray) -> np.ndarray:
+    """(n,) player[i]'s current score minus the best other score in game g[i]."""
+    scores = final_scores(state, g).astype(np.float64)
+    rows = np.arange(g.size)
+    mine = scores[rows, player]
+    scores[rows, player] = -np.inf
+    return mine - scores.max(1)
+
+
 def winners(state: State, g: np.ndarray) -> np.ndarray:
     """(n,) the winner of each game: highest score; ties go to the tied player nearest
     the declarer's left, so the declarer never wins a tie (R7.4)."""
