@@ -37,13 +37,10 @@ class PolicyAgent(BaseAgent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = deterministic
-        if not deterministic:
+        if not deterministic and seed is not None:
             import torch
 
-            self._generator_seed = seed
-
-            if seed is not None:
-                torch.manual_seed(seed)
+            torch.manual_seed(seed)  # sampling uses torch's global generator
 
     @classmethod
     def snapshot(cls, model, deterministic: bool = False, seed: int | None = 0) -> "PolicyAgent":

@@ -39,9 +39,12 @@ _UNBOUNDED = {"hand", "offer", "mana", "spirits", "vp", "score", "stones", "hand
 
 
 def _observation_high() -> np.ndarray:
-    parts = [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in GLOBAL_LAYOUT]
-    seat = [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in SEAT_LAYOUT]
-    return np.concatenate(parts + seat * MAX_PLAYERS)
+    """Upper bounds of the observation vector, slice by slice (see core/observe.py)."""
+
+    def highs(layout) -> list[np.ndarray]:
+        return [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in layout]
+
+    return np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
 
 
 def env(**kwargs) -> AECEnv:
