@@ -141,12 +141,9 @@ def take_stone(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return k
 
 
-def draw_from_deck(state: State, g: np.ndarray, cum: np.ndarray | None = None) -> np.ndarray:
-    """Take a uniformly random card of each game's deck (which must not be empty).
-
-    ``cum``: the decks' running totals over kinds, if the caller has them.
-    """
-    k = _random_kind(state, g, state.deck[g], cum)
+def draw_from_deck(state: State, g: np.ndarray) -> np.ndarray:
+    """Take a uniformly random card of each game's deck (which must not be empty)."""
+    k = _random_kind(state, g, state.deck[g])
     state.deck[g, k] -= 1
     return k
 
@@ -166,11 +163,14 @@ def _cumulative(counts: np.ndarray) -> np.ndarray:
     return np.cumsum(counts, axis=1, dtype=np.int32)
 
 
-def _random_kind(state: State, g: np.ndarray, counts: np.ndarray, cum: np.ndarray | None = None) -> np.ndarray:
+def _random_kind(state: State, g: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """A kind drawn with probability proportional to counts (n, K), per game."""
-    if cum is None:
-        cum = _cumulative(counts)
-    r = rng.randint(state.rng_key, state.rng_counter, g, cum[:, -1])
+    cum = _cumulative(counts)
+    return _kind_at(cum, rng.randint(state.rng_key, state.rng_counter, g, cum[:, -1]))
+
+
+def _kind_at(cum: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """The kind of card number r[i] in a zone with running totals cum (n, K)."""
     return (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
 
 
@@ -248,7 +248,7 @@ def run_draw(state: State, g: np.ndarray) -> None:
                 if not live.size:
                     break
         r = rng.scale(z[zrow[live], i], cum[:, -1])
-        k = (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
+        k = _kind_at(cum, r)
         state.deck[gl, k] -= 1
         drawn[live] += np.uint64(1)
         dest = (cum_pend[live] > i).argmax(1)
