@@ -32,6 +32,7 @@ class BaseAgent:
 
     name = "agent"
     needs_state = False  # True for agents that search on the engine state (act gets a copy)
+    needs_obs = True  # False for agents that look only at the mask: act then gets an empty (B, 0) obs
 
     def __init__(self, seed: int | None = 0) -> None:
         self.seed = seed
@@ -57,11 +58,16 @@ class BaseAgent:
 def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = None) -> np.ndarray:
     """Actions of ``agent`` for the current players of ``games`` (default: all) of a batch.
 
-    Only agents with ``needs_state = True`` (search agents) get a copy of the games' state.
+    Only agents with ``needs_state = True`` (search agents) get a copy of the games' state;
+    agents with ``needs_obs = False`` get an empty (n, 0) observation (building the
+    observation is a large part of an opponent's cost inside the training env).
     """
     if games is None:
         games = np.arange(state.batch_size)
-    obs = core.observe(state, state.current_player[games], games=games)
+    if getattr(agent, "needs_obs", True):
+        obs = core.observe(state, state.current_player[games], games=games)
+    else:
+        obs = np.zeros((games.size, 0), dtype=np.float32)
     mask = state.legal_action_mask[games]
     sub = state.take(games) if getattr(agent, "needs_state", False) else None
     return np.asarray(agent.act(obs, mask, sub), dtype=np.int64)

@@ -146,54 +146,70 @@ class LearnerEnv:
         actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
         core.step(state, actions)
         self.lengths += 1
-        self._play_opponents(np.arange(self.num_envs))
-        over = state.terminated | state.truncated
         rewards = np.zeros(self.num_envs, dtype=np.float32)
-        if self.shaping:
-            every = np.arange(self.num_envs)
-            margin = self._margin(every)
-            rewards += self.shaping * (margin - self.margin)
-            self.margin = margin
-        dones = over.copy()
+        dones = np.zeros(self.num_envs, dtype=bool)
         infos: list[dict] = [{} for _ in range(self.num_envs)]
-        done = np.nonzero(over)[0]
-        if done.size:
-            rows = np.arange(done.size)
-            rewards[done] += state.rewards[done, self.seat[done]]
-            last_obs = core.observe(state, self.seat)[done]
-            mine = core.final_scores(state, done)[rows, self.seat[done]]
-            margin = self._margin(done)
-            win = state.terminated[done] & (winners(state, done) == self.seat[done])
-            for j, i in enumerate(done):
-                opp = sorted({self.names[a] for a in self.lineup[i] if a >= 0})
-                infos[i] = {
-                    "terminal_observation": last_obs[j],
-                    "episode": {"r": float(state.rewards[i, self.seat[i]]), "l": int(self.lengths[i])},
-                    "win": bool(win[j]),
-                    "is_success": bool(win[j]),
-                    "score": int(mine[j]),
-                    "margin": int(margin[j]),
-                    "truncated": bool(state.truncated[i]),
-                    "TimeLimit.truncated": bool(state.truncated[i]),
-                    "opponents": ",".join(opp),
-                    "seat": int(self.seat[i]),
-                }
-            core.reset(state, done, seed=self._seeds(done.size))
-            self._new_lineups(done)
-            self._play_opponents(done)
-            if self.shaping:
-                self.margin[done] = self._margin(done)
+        self._play_opponents(np.arange(self.num_envs), rewards, dones, infos)
+        if self.shaping:
+            going = np.nonzero(~dones)[0]  # finished games got their last shaping term in _finish
+            margin = self._margin(going)
+            rewards[going] += self.shaping * (margin - self.margin[going])
+            self.margin[going] = margin
         return self.observe(), rewards, dones, infos
 
-    def _play_opponents(self, games: np.ndarray) -> None:
-        """Let opponents act in ``games`` until each waits for the learner or is over.
+    def _finish(self, done: np.ndarray, rewards: np.ndarray, infos: list[dict]) -> None:
+        """Final rewards and infos of the games ``done`` that just ended; then restart them."""
+        state = self.state
+        seat = self.seat[done]
+        rows = np.arange(done.size)
+        rewards[done] += state.rewards[done, seat]
+        margin = self._margin(done)
+        if self.shaping:
+            rewards[done] += self.shaping * (margin - self.margin[done])
+        last_obs = core.observe(state, seat, games=done)
+        mine = core.final_scores(state, done)[rows, seat]
+        win = state.terminated[done] & (winners(state, done) == seat)
+        for j, i in enumerate(done):
+            opp = sorted({self.names[a] for a in self.lineup[i] if a >= 0})
+            infos[i] = {
+                "terminal_observation": last_obs[j],
+                "episode": {"r": float(state.rewards[i, seat[j]]), "l": int(self.lengths[i])},
+                "win": bool(win[j]),
+                "is_success": bool(win[j]),
+                "score": int(mine[j]),
+                "margin": int(margin[j]),
+                "truncated": bool(state.truncated[i]),
+                "TimeLimit.truncated": bool(state.truncated[i]),
+                "opponents": ",".join(opp),
+                "seat": int(seat[j]),
+            }
+        core.reset(state, done, seed=self._seeds(done.size))
+        self._new_lineups(done)
+        if self.shaping:
+            self.margin[done] = self._margin(done)
 
-        A finished game stays finished here; ``step`` restarts it and calls this
-        again for the new game (an opponent may start it).
+    def _play_opponents(
+        self, games: np.ndarray, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
+        infos: list[dict] | None = None,
+    ) -> None:
+        """Let opponents act in ``games`` until each waits for the learner.
+
+        With ``dones``: a game that ends (by the learner's action or an
+        opponent's) is finished (``_finish``) and restarted at once, and its new
+        game's opponents play in the same loop, so the restarted games cost no
+        engine calls of their own. A game is restarted once per step at most
+        (a new game that ends again at once stays over until the next step).
         """
         state = self.state
         while True:
-            live = games[~(state.terminated[games] | state.truncated[games])]
+            over = state.terminated[games] | state.truncated[games]
+            if dones is not None:
+                ended = games[over & ~dones[games]]
+                if ended.size:
+                    dones[ended] = True
+                    self._finish(ended, rewards, infos)
+                    over = state.terminated[games] | state.truncated[games]
+            live = games[~over]
             who = self.lineup[live, state.current_player[live]]
             theirs = live[who >= 0]
             if not theirs.size:

@@ -44,6 +44,9 @@ def test_learner_env_plays_whole_games_without_sb3(players: int) -> None:
         actions = (rng.random(masks.shape) * masks).argmax(1)
         obs, rewards, dones, infos = env.step(actions)
         assert obs.shape == (16, core.OBS_DIM) and rewards.shape == (16,) and dones.shape == (16,)
+        # restarted games are already at the learner's first decision of the new game
+        np.testing.assert_array_equal(obs, core.observe(env.state, env.seat))
+        assert not (env.state.terminated | env.state.truncated).any()
         for i in np.nonzero(dones)[0]:
             info = infos[i]
             assert info["terminal_observation"].shape == (core.OBS_DIM,)
