@@ -144,6 +144,12 @@ def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     _pay_forced(state, g[~done])
 
 
+def _after(x: np.ndarray) -> np.ndarray:
+    """(n, 5) -> (n, 5): column u is the sum of the columns after u."""
+    suffix = np.cumsum(x[:, ::-1], axis=1)[:, ::-1]
+    return np.concatenate([suffix[:, 1:], np.zeros((x.shape[0], 1), dtype=x.dtype)], axis=1)
+
+
 def _pay_forced(state: State, g: np.ndarray) -> None:
     """Pay at once the units of the payment that are forced.
 
@@ -174,25 +180,32 @@ def _pay_forced(state: State, g: np.ndarray) -> None:
     floor = (state.floor[g] - MANA_0).astype(np.int64)
     take = np.zeros((n, 6), dtype=np.int64)
     open_ = left > 0  # still deciding which units are forced
+    # Speed: this runs for every payment step, so all that does not depend on what
+    # is taken is computed once: d_u, and A and W after u as suffix sums over colours
+    # (the units after u are not taken yet when u is looked at); R and D - ps are
+    # then kept up to date as units are taken.
+    d = np.maximum(need - paid[:, :5], 0)  # missing colour symbols
+    a_after = _after(mana) + stones[:, None]  # (n, 5): A after unit u
+    w_after = _after(np.minimum(d, mana)) + stones[:, None]  # (n, 5): W after unit u
+    r = left  # R: units still to pay
+    q = d.sum(1) - paid[:, 5]  # D - ps: symbols the stones still have to cover
     for u in range(6):
+        if not open_.any():
+            break
         at = open_ & (floor <= u)
         if not at.any():
             continue
-        d = np.maximum(need - paid[:, :5] - take[:, :5], 0)  # missing colour symbols
-        q = d.sum(1) - paid[:, 5] - take[:, 5]  # symbols the stones still have to cover
-        r = left - take.sum(1)
         if u == 5:
             lo = hi = r  # only stones remain
         else:
-            later = np.arange(5) > u
-            a_after = (mana * later).sum(1) + stones
-            w_after = (np.minimum(d, mana) * later).sum(1) + stones
-            lo = np.maximum.reduce([np.zeros(n, dtype=np.int64), r - a_after, q - w_after])
-            hi = np.minimum.reduce([mana[:, u], r, d[:, u] + r - q])
-        lo = np.where(at, lo, 0)
-        take[:, u] = lo
-        open_ &= ~at | (lo == np.where(at, hi, lo))  # a real choice about u: stop there
-        open_ &= take.sum(1) < left
+            lo = np.maximum(np.maximum(r - a_after[:, u], q - w_after[:, u]), 0)
+            hi = np.minimum(np.minimum(mana[:, u], r), d[:, u] + r - q)
+        x = np.where(at, lo, 0)
+        take[:, u] = x
+        open_ &= ~at | (lo == hi)  # a real choice about u: stop there
+        r = r - x
+        q = q - (np.minimum(x, d[:, u]) if u < 5 else x)
+        open_ &= r > 0
     hit = take.any(1)
     if not hit.any():
         return
