@@ -26,3 +26,25 @@ def test_engine_throughput_script_help() -> None:
     text = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "engine_throughput.py"), "--help"], check=True,
                           capture_output=True, text=True).stdout
     assert "--batches" in text and "--repeats" in text
+
+
+def test_engine_profile_accounts_for_the_handlers() -> None:
+    """The profiler wraps every phase handler and restores the engine afterwards."""
+    from aos_env import core
+    from aos_env.core import engine
+    from benchmarks import profile_engine
+
+    before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._compute_masks)
+    res = profile_engine.profile(batch=64, players=3, steps=30, warmup=5)
+    assert (engine._MASK, engine._APPLY, engine._RUN, engine._compute_masks) == before
+    handlers = res["handlers"]
+    assert {"mask:COMMAND", "apply:COMMAND", "run:DRAW"} <= set(handlers)
+    assert all(h["calls_per_step"] > 0 and h["games_per_call"] >= 1 for h in handlers.values())
+    assert 0 < res["handler_share"] <= 1
+    assert abs(sum(h["share"] for h in handlers.values()) - res["handler_share"]) < 1e-9
+    assert res["rounds"][0]["games_per_step"] > 0 and res["decisions_per_second"] > 0
+    text = profile_engine.report(res)
+    assert "run:DRAW" in text and "round" in text
+    # the engine still plays normally after profiling
+    state = core.init(4, 2, seed=1)
+    core.step(state, state.legal_action_mask.argmax(1))
