@@ -223,17 +223,17 @@ def gargoyle_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray
     return _count(state, g, p, "gargoyle")
 
 
-def giant_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(n, K): a Giant costs 1 less of its colour (Silica) per icon of that colour (shield) in play."""
+def giant_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n,) for kind k[i]: a Giant costs 1 less of its colour (Silica) per icon of that colour
+    (shield) in play; 0 for other kinds."""
     cards = state.cards
-    giant = cards.special["giant"]
-    icons = state.stats[g, p, STAT_ICONS]  # (n, 5) icons in play, by colour
-    return (icons @ cards.colour_onehot.T) * giant[None]
+    icons = state.stats[g, p, STAT_ICONS.start + cards.colour[k]]  # icons of the kind's colour
+    return icons * cards.special["giant"][k]
 
 
-def giant_no_reduction(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(n, K): 1 for a Giant kind already in play: another one gets no reduction of any kind."""
-    return (state.spirits[g, p] > 0) * state.cards.special["giant"][None]
+def giant_no_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n,) bool for kind k[i]: a Giant kind already in play; another one gets no reduction of any kind."""
+    return (state.spirits[g, p, k] > 0) & (state.cards.special["giant"][k] > 0)
 
 
 # ---- Pegasus and Valkyrie: passive ----------------------------------------------

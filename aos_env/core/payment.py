@@ -26,25 +26,20 @@ _GE = (np.arange(5)[:, None] >= np.arange(6)[None, :]).astype(np.float32)  # col
 _IS_STONE = (np.arange(6) == 5).astype(np.float32)
 
 
-def summon_costs(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """(5, n, K) coloured symbols each kind would cost player p[i] of game g[i].
+def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n,) symbols of its own colour the cost of kind k[i] is lowered by for player p[i].
 
     Reductions (Gargoyle, Giant) lower only the spirit's own colour, never an
-    "any" symbol, and never below zero (R10.2). ``cards.cost_any`` is the rest.
+    "any" symbol, and never below zero (R10.2); a second Giant gets none (R10.4).
     """
-    cards = state.cards
-    reduction = abilities.gargoyle_reduction(state, g, p)[:, None] + abilities.giant_reduction(state, g, p)
-    reduction = reduction * (abilities.giant_no_reduction(state, g, p) == 0)
-    need = cards.cost_cf32[:, None, :] - reduction[None].astype(np.float32) * cards.onehot_cf32[:, None, :]
-    return np.maximum(need, 0, out=need)
+    reduction = abilities.gargoyle_reduction(state, g, p) + abilities.giant_reduction(state, g, p, k)
+    return np.where(abilities.giant_no_reduction(state, g, p, k), 0, reduction)
 
 
 def summon_cost_of(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """(n, 5) coloured symbols spirit k[i] costs player p[i] (``summon_costs`` for one kind each)."""
+    """(n, 5) coloured symbols spirit k[i] costs player p[i], after its reductions."""
     cards = state.cards
-    rows = np.arange(g.size)
-    reduction = abilities.gargoyle_reduction(state, g, p) + abilities.giant_reduction(state, g, p)[rows, k]
-    reduction = reduction * (abilities.giant_no_reduction(state, g, p)[rows, k] == 0)
+    reduction = cost_reduction(state, g, p, k)
     return np.maximum(cards.cost[k] - reduction[:, None] * cards.colour_onehot[k], 0)
 
 
@@ -74,16 +69,23 @@ def summonable(state: State, g: np.ndarray) -> np.ndarray:
     cards = state.cards
     p = state.active_player[g]
     hand = state.hand[g, p]
-    need = summon_costs(state, g, p)
-    mana = colour_counts(state, state.mana[g, p]).T[:, :, None]  # (5, n, 1)
-    stones = ksum(state.stones[g, p])[:, None]
+    # Speed: only the (game, kind) pairs of cards in hand are checked (a hand holds a
+    # few of the 30 kinds), colour-first as (5, pairs).
+    rows, kinds = np.nonzero(hand)
+    reduction = cost_reduction(state, g[rows], p[rows], kinds).astype(np.float32)
+    need = cards.cost_cf32[:, kinds] - reduction * cards.onehot_cf32[:, kinds]
+    np.maximum(need, 0, out=need)
+    mana = colour_counts(state, state.mana[g, p]).T[:, rows]  # (5, pairs)
+    stones = ksum(state.stones[g, p])[rows]
     n_place = abilities.baldanders_count(state, g, p)
     if not n_place.any():
-        ok = can_pay(need, cards.cost_any[None], mana, stones)
+        ok = can_pay(need, cards.cost_any[kinds], mana, stones)
     else:
-        hand_col = colour_counts(state, hand).T[:, :, None] - cards.onehot_cf32[:, None, :]  # minus the spirit
-        ok = can_pay(need, cards.cost_any[None], mana, stones, np.maximum(hand_col, 0), n_place[:, None])
-    return ok & (hand > 0)
+        hand_col = colour_counts(state, hand).T[:, rows] - cards.onehot_cf32[:, kinds]  # minus the spirit
+        ok = can_pay(need, cards.cost_any[kinds], mana, stones, np.maximum(hand_col, 0), n_place[rows])
+    out = np.zeros(hand.shape, dtype=bool)
+    out[rows[ok], kinds[ok]] = True
+    return out
 
 
 def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
