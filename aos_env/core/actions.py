@@ -43,15 +43,17 @@ def finish_action(state: State, g: np.ndarray) -> None:
 def run_action(state: State, g: np.ndarray) -> None:
     """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
     which = action_of_number(state.command_number[g])
+    p = state.active_player[g]
+    # the spirits' plain bonuses for each game's own action, all games at once (n, fields)
+    columns = stat_bonus(0).start + which[:, None] * len(BONUS_FIELDS) + np.arange(len(BONUS_FIELDS))
+    bonus = state.stats[g[:, None], p[:, None], columns]
+    state.vp[g, p] += bonus[:, VP]
+    gain_faith(state, g, p, bonus[:, FAITH])  # before any choice (Undine: "before you choose")
+    state.pend[g, PEND_HAND] += bonus[:, CARDS]  # drawn with the action's own draws
+    state.pend[g, PEND_STONE] += bonus[:, STONES]
     for a in np.unique(which):
-        sub = g[which == a]
-        p = state.active_player[sub]
-        bonus = state.stats[sub, p, stat_bonus(a)]  # (n, fields): the spirits' plain bonuses
-        state.vp[sub, p] += bonus[:, VP]
-        gain_faith(state, sub, p, bonus[:, FAITH])  # before any choice (Undine: "before you choose")
-        state.pend[sub, PEND_HAND] += bonus[:, CARDS]  # drawn with the action's own draws
-        state.pend[sub, PEND_STONE] += bonus[:, STONES]
-        _STARTS[a](state, sub, p)
+        sel = which == a
+        _STARTS[a](state, g[sel], p[sel])
 
 
 # ---- R6.1 Conquest --------------------------------------------------------------
