@@ -8,9 +8,8 @@ handler of ``aos_env.core.engine`` wrapped by a timer, and prints:
 - per handler (``mask:`` legal actions of a decision, ``apply:`` a chosen
   action, ``run:`` an internal phase): milliseconds per step, calls per step,
   mean group size (games per call) and share of the step;
-- per *round*: round 0 is every game's own action, the internal phases after
-  it and the legal-action masks; each later round takes the decisions that
-  had a single legal action and runs the same again for those games.
+- the decisions with a single legal action that the engine took by itself,
+  per step and by phase (``apply:`` handlers also run for those).
 
 The timers add a few microseconds per call, so shares are more telling than
 absolute figures; ``engine_throughput`` gives the unwrapped speed.
@@ -32,37 +31,37 @@ from aos_env.core import engine as E
 
 
 class _Timers:
-    """Wraps the engine's handler tables and its mask pass for one profiling run."""
+    """Wraps the engine's handler tables and its apply pass for one profiling run."""
 
     def __init__(self) -> None:
         self.seconds: Counter = Counter()
         self.calls: Counter = Counter()
         self.games: Counter = Counter()
-        self.round_seconds: Counter = Counter()
-        self.round_games: Counter = Counter()
-        self.round = 0  # rounds finished in the current step (a mask pass ends a round)
+        self.forced: Counter = Counter()  # games per decision phase whose single legal action the engine took
+        self.in_step_apply = False  # inside engine._apply: the players' own actions
 
     def wrap(self, name: str, fn: Callable) -> Callable:
         def timed(state, g, *rest):
             t = time.perf_counter()
             out = fn(state, g, *rest)
-            dt = time.perf_counter() - t
-            self.seconds[name] += dt
+            self.seconds[name] += time.perf_counter() - t
             self.calls[name] += 1
             self.games[name] += g.size
-            self.round_seconds[self.round] += dt
+            if name.startswith("apply:") and not self.in_step_apply:
+                self.forced[name.split(":", 1)[1]] += g.size
             return out
 
         return timed
 
-    def wrap_masks(self, fn: Callable) -> Callable:
-        def masks(state, g):
-            self.round_games[self.round] += g.size
-            out = fn(state, g)
-            self.round += 1
-            return out
+    def wrap_apply(self, fn: Callable) -> Callable:
+        def apply(state, g, action):
+            self.in_step_apply = True
+            try:
+                return fn(state, g, action)
+            finally:
+                self.in_step_apply = False
 
-        return masks
+        return apply
 
 
 def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0, warmup: int = 60) -> dict:
@@ -82,25 +81,24 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
         core.step(state, actions())
         restart(i)
     timers = _Timers()
-    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._compute_masks)
+    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._apply)
     try:
         for table, kind in ((E._MASK, "mask"), (E._APPLY, "apply"), (E._RUN, "run")):
             for p, fn in enumerate(table):
                 if fn is not None:
                     table[p] = timers.wrap(f"{kind}:{Phase(p).name}", fn)
-        E._compute_masks = timers.wrap_masks(saved[3])  # looked up as a global by _advance
+        E._apply = timers.wrap_apply(saved[3])  # looked up as a global by step
         decisions, total = 0, 0.0
         for i in range(steps):
             a = actions()
             decisions += int((~(state.terminated | state.truncated)).sum())
-            timers.round = 0
             t = time.perf_counter()
             core.step(state, a)
             total += time.perf_counter() - t
             restart(warmup + i)
     finally:
         E._MASK[:], E._APPLY[:], E._RUN[:] = saved[0], saved[1], saved[2]
-        E._compute_masks = saved[3]
+        E._apply = saved[3]
     handlers = {
         name: {
             "ms_per_step": 1e3 * s / steps,
@@ -110,15 +108,12 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
         }
         for name, s in timers.seconds.most_common()
     }
-    rounds = {
-        r: {"ms_per_step": 1e3 * timers.round_seconds[r] / steps, "games_per_step": timers.round_games[r] / steps}
-        for r in sorted(set(timers.round_seconds) | set(timers.round_games))
-    }
+    forced = {phase: n / steps for phase, n in timers.forced.most_common()}
     return {
         "batch": batch, "players": players, "steps": steps,
         "ms_per_step": 1e3 * total / steps, "decisions_per_second": decisions / total,
         "handler_share": sum(timers.seconds.values()) / total,
-        "handlers": handlers, "rounds": rounds,
+        "handlers": handlers, "forced_per_step": forced,
     }
 
 
@@ -133,9 +128,10 @@ def report(res: dict, top: int = 25) -> str:
     for name, h in list(res["handlers"].items())[:top]:
         lines.append(f"{name:32s} {h['ms_per_step']:8.3f} {h['calls_per_step']:10.2f} "
                      f"{h['games_per_call']:10.1f} {100 * h['share']:5.1f}%")
-    lines += ["", f"{'round':8s} {'ms/step (handlers)':>18s} {'games/step':>10s}"]
-    for r, v in res["rounds"].items():
-        lines.append(f"{r:<8} {v['ms_per_step']:18.3f} {v['games_per_step']:10.1f}")
+    forced = res["forced_per_step"]
+    lines += ["", f"single-choice decisions taken by the engine: {sum(forced.values()):.1f} per step "
+              f"(for {res['decisions_per_second'] * res['ms_per_step'] / 1e3:.0f} player decisions)"]
+    lines += [f"  {phase:30s} {n:8.1f}" for phase, n in forced.items()]
     return "\n".join(lines)
 
 

@@ -34,17 +34,18 @@ def test_engine_profile_accounts_for_the_handlers() -> None:
     from aos_env.core import engine
     from benchmarks import profile_engine
 
-    before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._compute_masks)
+    before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._apply)
     res = profile_engine.profile(batch=64, players=3, steps=30, warmup=5)
-    assert (engine._MASK, engine._APPLY, engine._RUN, engine._compute_masks) == before
+    assert (engine._MASK, engine._APPLY, engine._RUN, engine._apply) == before
     handlers = res["handlers"]
     assert {"mask:COMMAND", "apply:COMMAND", "run:DRAW"} <= set(handlers)
     assert all(h["calls_per_step"] > 0 and h["games_per_call"] >= 1 for h in handlers.values())
     assert 0 < res["handler_share"] <= 1
     assert abs(sum(h["share"] for h in handlers.values()) - res["handler_share"]) < 1e-9
-    assert res["rounds"][0]["games_per_step"] > 0 and res["decisions_per_second"] > 0
+    assert res["decisions_per_second"] > 0 and sum(res["forced_per_step"].values()) > 0
+    assert set(res["forced_per_step"]) <= {name.split(":")[1] for name in handlers if name.startswith("apply:")}
     text = profile_engine.report(res)
-    assert "run:DRAW" in text and "round" in text
+    assert "run:DRAW" in text and "single-choice decisions" in text
     # the engine still plays normally after profiling
     state = core.init(4, 2, seed=1)
     core.step(state, state.legal_action_mask.argmax(1))

@@ -127,20 +127,24 @@ for _p, _r in AUTOMATIC.items():
     _RUN[_p] = _r
 _IS_AUTO = np.array([r is not None for r in _RUN])
 
-#: Internal phases in the order a turn meets them, DRAW (and the phases a draw may
-#: return to) listed at each place it can come up. One sweep down this list runs
-#: most chains to the next decision (say ACTION -> DRAW -> PHASE3 -> DRAW ->
-#: KEEP_START, or KEEP -> END_TURN -> ... -> TURN_START -> COMMAND_START), each
-#: phase's games together in one call.
-_SWEEP = [
-    Phase.ACTION, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT, Phase.DISCARD_NEXT,
-    Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.INQUISITION_NEXT, Phase.DRAW, Phase.PHASE3, Phase.DRAW,
-    Phase.KEEP_START, Phase.END_TURN, Phase.DECLARE_CHECK, Phase.NEXT_TURN, Phase.TURN_START,
-    Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.COMMAND_START,
-    Phase.COMMAND_DONE,
+#: Every phase in the order a turn meets it, the internal ones and the decisions, DRAW
+#: (and the phases a draw may return to) listed at each place it can come up. One pass
+#: down this list takes a game through a whole chain of internal phases and decisions
+#: with a single legal action (say KEEP -> END_TURN -> BELIAL -> DECLARE_CHECK -> ... ->
+#: COMMAND), each phase's games together in one call, until it meets a real choice.
+_ORDER = [
+    Phase.ACTION, Phase.CONQUEST_TARGET, Phase.RESEARCH_FLIP, Phase.ALCHEMY, Phase.PRAYER, Phase.PRAYER_DISCARD,
+    Phase.PILGRIMAGE, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK, Phase.INQUISITION_NEXT,
+    Phase.INQUISITION_GIFT, Phase.DISCARD_NEXT, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_HAND,
+    Phase.SHORTAGE_MANA, Phase.DISCARD_NEXT, Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK,
+    Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.PHASE3, Phase.DRAW, Phase.KEEP_START,
+    Phase.KEEP, Phase.END_TURN, Phase.BELIAL, Phase.DECLARE_CHECK, Phase.DECLARE, Phase.NEXT_TURN,
+    Phase.TURN_START, Phase.LEPRECHAUN, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.LEPRECHAUN_DISCARD,
+    Phase.COMMAND_START, Phase.COMMAND, Phase.DRAW, Phase.COMMAND_DONE, Phase.ASMODAI, Phase.MAIN,
+    Phase.BALDANDERS, Phase.PAY,
 ]
-_SWEEP = [int(p) for p in _SWEEP]
-assert set(_SWEEP) == {int(p) for p in AUTOMATIC}
+_ORDER = [int(p) for p in _ORDER]
+assert set(_ORDER) == set(range(NUM_PHASES)) - {int(Phase.GAME_OVER)}
 
 
 def _groups(state: State, g: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -170,41 +174,66 @@ def _compute_masks(state: State, g: np.ndarray) -> np.ndarray:
     return state.legal_action_mask[g]
 
 
-def _run_internal(state: State, g: np.ndarray) -> None:
-    """Run internal phases until every game of g waits for a decision (or is over)."""
-    todo = g[_IS_AUTO[state.phase[g]]]
+def _advance(state: State, g: np.ndarray) -> None:
+    """Run internal phases and single-choice decisions until games g wait for a real choice.
+
+    Passes down ``_ORDER`` until every game is done: the games at an internal
+    phase run it; at a decision, their legal actions are computed, a single
+    legal action is taken at once, and the others wait (they leave the pass).
+    Games are independent, so running each phase's games together gives
+    every game the same play as running it alone.
+    """
+    if g.size == 1:
+        return _advance_one(state, g)
+    todo = g
     while todo.size:
-        ph = state.phase[todo]
+        ph = state.phase[todo]  # (a copy) where each game is; GAME_OVER once done (over, or waiting)
         counts = np.bincount(ph, minlength=NUM_PHASES)
-        for p in _SWEEP:
+        for p in _ORDER:
             if not counts[p]:
                 continue
             pos = np.flatnonzero(ph == p)
             sub = todo[pos]
-            _RUN[p](state, sub)
-            new = state.phase[sub]
+            if _IS_AUTO[p]:
+                _RUN[p](state, sub)
+                new = state.phase[sub]
+            else:
+                mask = _MASK[p](state, sub)
+                state.legal_action_mask[sub] = mask
+                n_legal = mask.sum(1)
+                if not n_legal.all():
+                    b = sub[n_legal == 0][0]
+                    raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(p).name}")
+                forced = n_legal == 1
+                new = np.full(sub.size, PH.GAME_OVER)  # a real choice: wait for the player
+                if forced.any():
+                    f = sub[forced]
+                    _APPLY[p](state, f, mask[forced].argmax(1))
+                    new[forced] = state.phase[f]
             ph[pos] = new
             counts[p] = 0
             counts += np.bincount(new, minlength=NUM_PHASES)
-        todo = todo[_IS_AUTO[ph]]
+        todo = todo[ph != PH.GAME_OVER]
 
 
-def _advance(state: State, g: np.ndarray) -> None:
-    """Run internal phases and single-choice decisions until games g wait for a real choice."""
-    pending = g
-    while pending.size:
-        _run_internal(state, pending)
-        live = pending[state.phase[pending] != PH.GAME_OVER]
-        masks = _compute_masks(state, live)
-        n_legal = masks.sum(1)
-        if not n_legal.all():
-            b = live[n_legal == 0][0]
-            raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(state.phase[b]).name}")
-        forced = n_legal == 1
-        if not forced.any():
+def _advance_one(state: State, g: np.ndarray) -> None:
+    """``_advance`` for one game (g of size 1): follow its phases one by one (the AEC env's
+    case, where the bookkeeping of the batched passes would cost more than the handlers)."""
+    while True:
+        p = int(state.phase[g[0]])
+        if p == PH.GAME_OVER:
             return
-        pending = live[forced]
-        _apply(state, pending, masks[forced].argmax(1))
+        if _IS_AUTO[p]:
+            _RUN[p](state, g)
+            continue
+        mask = _MASK[p](state, g)
+        state.legal_action_mask[g] = mask
+        n_legal = int(mask.sum())
+        if n_legal == 0:
+            raise RuntimeError(f"engine bug: game {g[0]} has no legal action in phase {Phase(p).name}")
+        if n_legal > 1:
+            return
+        _APPLY[p](state, g, mask.argmax(1))
 
 
 # ---- public API ---------------------------------------------------------------------
