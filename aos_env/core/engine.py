@@ -132,16 +132,19 @@ _IS_AUTO = np.array([r is not None for r in _RUN])
 #: down this list takes a game through a whole chain of internal phases and decisions
 #: with a single legal action (say KEEP -> END_TURN -> BELIAL -> DECLARE_CHECK -> ... ->
 #: COMMAND), each phase's games together in one call, until it meets a real choice.
+#: A game that reaches the end of the list goes on in another pass. The list starts
+#: after KEEP because few chains cross that point (only when KEEP is forced), while
+#: many go from a forced MAIN into ACTION.
 _ORDER = [
+    Phase.END_TURN, Phase.BELIAL, Phase.DECLARE_CHECK, Phase.DECLARE, Phase.NEXT_TURN, Phase.TURN_START,
+    Phase.LEPRECHAUN, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND_START,
+    Phase.COMMAND, Phase.DRAW, Phase.COMMAND_DONE, Phase.ASMODAI, Phase.MAIN, Phase.BALDANDERS, Phase.PAY,
     Phase.ACTION, Phase.CONQUEST_TARGET, Phase.RESEARCH_FLIP, Phase.ALCHEMY, Phase.PRAYER, Phase.PRAYER_DISCARD,
     Phase.PILGRIMAGE, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK, Phase.INQUISITION_NEXT,
     Phase.INQUISITION_GIFT, Phase.DISCARD_NEXT, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_HAND,
     Phase.SHORTAGE_MANA, Phase.DISCARD_NEXT, Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK,
     Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.PHASE3, Phase.DRAW, Phase.KEEP_START,
-    Phase.KEEP, Phase.END_TURN, Phase.BELIAL, Phase.DECLARE_CHECK, Phase.DECLARE, Phase.NEXT_TURN,
-    Phase.TURN_START, Phase.LEPRECHAUN, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.LEPRECHAUN_DISCARD,
-    Phase.COMMAND_START, Phase.COMMAND, Phase.DRAW, Phase.COMMAND_DONE, Phase.ASMODAI, Phase.MAIN,
-    Phase.BALDANDERS, Phase.PAY,
+    Phase.KEEP,
 ]
 _ORDER = [int(p) for p in _ORDER]
 assert set(_ORDER) == set(range(NUM_PHASES)) - {int(Phase.GAME_OVER)}
