@@ -81,6 +81,8 @@ class LearnerEnv:
         self.lengths = np.zeros(num_envs, dtype=np.int64)
         self.shaping = float(shaping)
         self.margin = np.zeros(num_envs)  # learner's current score lead, for reward shaping
+        self._reserve: core.State | None = None  # new games started ahead (see _restart)
+        self._reserve_used = 0
 
     # -- the opponent pool ----------------------------------------------------------
 
@@ -119,6 +121,7 @@ class LearnerEnv:
         if self.weights.sum() <= 0:
             raise ValueError("the opponent pool is empty: add_opponent(...) first")
         N = self.num_envs
+        self._reserve = None
         self.state = core.init(N, self.num_players, seed=self._seeds(N), max_turns=self.max_turns,
                                card_file=self.card_file)
         self._new_lineups(np.arange(N))
@@ -183,10 +186,28 @@ class LearnerEnv:
                 "opponents": ",".join(opp),
                 "seat": int(seat[j]),
             }
-        core.reset(state, done, seed=self._seeds(done.size))
+        self._restart(done)
         self._new_lineups(done)
         if self.shaping:
             self.margin[done] = self._margin(done)
+
+    #: Games started ahead in one batch. A few games end at a time, and starting them
+    #: with ``core.reset`` costs a whole ``init`` (some hundred numpy calls) each time.
+    RESERVE = 256
+
+    def _restart(self, games: np.ndarray) -> None:
+        """Put new games (the next seeds, started ahead in batches) in positions ``games``."""
+        done = 0
+        while done < games.size:
+            if self._reserve is None or self._reserve_used == self._reserve.batch_size:
+                self._reserve = core.init(self.RESERVE, self.num_players, seed=self._seeds(self.RESERVE),
+                                          max_turns=self.max_turns, cards=self.state.cards)
+                self._reserve_used = 0
+            n = min(games.size - done, self._reserve.batch_size - self._reserve_used)
+            fresh = self._reserve.take(np.arange(self._reserve_used, self._reserve_used + n))
+            self.state.put(games[done : done + n], fresh)
+            self._reserve_used += n
+            done += n
 
     def _play_opponents(
         self, games: np.ndarray, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
