@@ -6,7 +6,8 @@ Plays random legal games (as ``engine_throughput`` does) with every phase
 handler of ``aos_env.core.engine`` wrapped by a timer, and prints:
 
 - per handler (``mask:`` legal actions of a decision, ``apply:`` a chosen
-  action, ``run:`` an internal phase): milliseconds per step, calls per step,
+  action, ``forced:`` the forced part of a repeated choice, taken when games
+  arrive at it, ``run:`` an internal phase): milliseconds per step, calls per step,
   mean group size (games per call) and share of the step;
 - the decisions with a single legal action that the engine took by itself,
   per step and by phase (``apply:`` handlers also run for those).
@@ -81,13 +82,13 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
         core.step(state, actions())
         restart(i)
     timers = _Timers()
-    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._apply)
+    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:], E._apply)
     try:
-        for table, kind in ((E._MASK, "mask"), (E._APPLY, "apply"), (E._RUN, "run")):
+        for table, kind in ((E._MASK, "mask"), (E._APPLY, "apply"), (E._RUN, "run"), (E._FORCED, "forced")):
             for p, fn in enumerate(table):
                 if fn is not None:
                     table[p] = timers.wrap(f"{kind}:{Phase(p).name}", fn)
-        E._apply = timers.wrap_apply(saved[3])  # looked up as a global by step
+        E._apply = timers.wrap_apply(saved[4])  # looked up as a global by step
         decisions, total = 0, 0.0
         for i in range(steps):
             a = actions()
@@ -97,8 +98,8 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
             total += time.perf_counter() - t
             restart(warmup + i)
     finally:
-        E._MASK[:], E._APPLY[:], E._RUN[:] = saved[0], saved[1], saved[2]
-        E._apply = saved[3]
+        E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:] = saved[:4]
+        E._apply = saved[4]
     handlers = {
         name: {
             "ms_per_step": 1e3 * s / steps,

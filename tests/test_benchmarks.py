@@ -34,11 +34,11 @@ def test_engine_profile_accounts_for_the_handlers() -> None:
     from aos_env.core import engine
     from benchmarks import profile_engine
 
-    before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._apply)
+    before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._FORCED[:], engine._apply)
     res = profile_engine.profile(batch=64, players=3, steps=30, warmup=5)
-    assert (engine._MASK, engine._APPLY, engine._RUN, engine._apply) == before
+    assert (engine._MASK, engine._APPLY, engine._RUN, engine._FORCED, engine._apply) == before
     handlers = res["handlers"]
-    assert {"mask:COMMAND", "apply:COMMAND", "run:DRAW"} <= set(handlers)
+    assert {"mask:COMMAND", "apply:COMMAND", "run:DRAW", "forced:PAY"} <= set(handlers)
     assert all(h["calls_per_step"] > 0 and h["games_per_call"] >= 1 for h in handlers.values())
     assert 0 < res["handler_share"] <= 1
     assert abs(sum(h["share"] for h in handlers.values()) - res["handler_share"]) < 1e-9

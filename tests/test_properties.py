@@ -64,7 +64,7 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
     """R5.2: the engine pays forced units at once; that must equal taking the only legal unit repeatedly."""
     from aos_env import core
     from aos_env.cards import DEFAULT as cards
-    from aos_env.core.payment import _pay_forced, pay_mask
+    from aos_env.core.payment import pay_forced, pay_mask
     from aos_env.core.zones import give_up_mana
     from aos_env.positions import position
 
@@ -96,6 +96,6 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
         reference.floor[0] = 30 + unit
         if reference.paid[0].sum() == sum(need) + any_:
             reference.phase[0] = core.Phase.SUMMON_DONE
-    _pay_forced(state, g)
+    pay_forced(state, g)
     for name in ("paid", "floor", "phase", "mana", "stones", "discard", "rng_counter"):
         assert np.array_equal(getattr(state, name), getattr(reference, name)), name

@@ -49,7 +49,6 @@ def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
     state.count[g] = np.minimum(state.count[g], hand_n)
     state.floor[g] = 0
     state.phase[g] = np.where(state.count[g] > 0, PH.LEPRECHAUN_DISCARD, PH.COMMAND_START)
-    _complete_leprechaun(state, g[state.count[g] > 0])
 
 
 def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -64,11 +63,11 @@ def apply_leprechaun_discard(state: State, g: np.ndarray, k: np.ndarray) -> None
     state.count[g] -= 1
     done = state.count[g] == 0
     state.phase[g[done]] = PH.COMMAND_START
-    _complete_leprechaun(state, g[~done])
 
 
-def _complete_leprechaun(state: State, g: np.ndarray) -> None:
-    """Discard the forced part of Leprechaun's discards at once (see zones.forced_units)."""
+def leprechaun_discard_forced(state: State, g: np.ndarray) -> None:
+    """Phase.LEPRECHAUN_DISCARD, on arrival: discard the forced part of Leprechaun's discards
+    at once (see zones.forced_units)."""
     p = state.active_player[g]
     hand = state.hand[g, p].astype(np.int64)
     take = forced_units(hand, state.floor[g], state.count[g])

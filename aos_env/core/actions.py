@@ -116,9 +116,8 @@ def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
     state.count[g] = 1 + action_bonus(state, g, p, RESEARCH, FLIPS)
     state.floor[g] = MANA_0
     has_mana = ksum(state.mana[g, p]) > 0
-    state.phase[g[has_mana]] = PH.RESEARCH_FLIP
+    state.phase[g[has_mana]] = PH.RESEARCH_FLIP  # the engine then makes the forced flips (flip_forced)
     finish_action(state, g[~has_mana])
-    _complete_flips(state, g[has_mana])
 
 
 def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -138,11 +137,11 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
     state.count[g] -= 1
     done = (state.count[g] == 0) | (ksum(state.mana[g, p]) == 0)
     finish_action(state, g[done])
-    _complete_flips(state, g[~done])
 
 
-def _complete_flips(state: State, g: np.ndarray) -> None:
-    """Make the forced part of the remaining flips at once (see zones.forced_units)."""
+def flip_forced(state: State, g: np.ndarray) -> None:
+    """Phase.RESEARCH_FLIP, on arrival: make the forced part of the remaining flips at once
+    (see zones.forced_units)."""
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p]).astype(np.int64)
     take = forced_units(mana, state.floor[g] - MANA_0, np.minimum(state.count[g], mana.sum(1)))

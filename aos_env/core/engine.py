@@ -96,6 +96,19 @@ DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
     Phase.SHORTAGE_MANA: (_on_units(zones.discard_mana_mask), _as_unit(zones.apply_discard_mana)),
 }
 
+#: Repeated choices (a multiset picked one unit at a time): when games arrive at one of
+#: these decisions, the engine first takes the part of the choice that is forced (it may
+#: finish the choice); the legal actions then cover what is left.
+FORCED_PART: dict[Phase, Callable[[State, np.ndarray], None]] = {
+    Phase.LEPRECHAUN_DISCARD: abilities.leprechaun_discard_forced,
+    Phase.PAY: payment.pay_forced,
+    Phase.NIGHTMARE_HAND: zones.discard_forced,
+    Phase.NIGHTMARE_MANA: zones.discard_forced,
+    Phase.RESEARCH_FLIP: actions.flip_forced,
+    Phase.SHORTAGE_HAND: zones.discard_forced,
+    Phase.SHORTAGE_MANA: zones.discard_forced,
+}
+
 #: Internal phases: run by the engine itself.
 AUTOMATIC: dict[Phase, Callable[[State, np.ndarray], None]] = {
     Phase.TURN_START: turn.run_turn_start,
@@ -121,8 +134,11 @@ assert set(DECISIONS) | set(AUTOMATIC) | {Phase.GAME_OVER} == set(Phase)
 _MASK: list = [None] * NUM_PHASES
 _APPLY: list = [None] * NUM_PHASES
 _RUN: list = [None] * NUM_PHASES
+_FORCED: list = [None] * NUM_PHASES
 for _p, (_m, _a) in DECISIONS.items():
     _MASK[_p], _APPLY[_p] = _m, _a
+for _p, _f in FORCED_PART.items():
+    _FORCED[_p] = _f
 for _p, _r in AUTOMATIC.items():
     _RUN[_p] = _r
 _IS_AUTO = np.array([r is not None for r in _RUN])
@@ -201,22 +217,41 @@ def _advance(state: State, g: np.ndarray) -> None:
                 _RUN[p](state, sub)
                 new = state.phase[sub]
             else:
-                mask = _MASK[p](state, sub)
-                state.legal_action_mask[sub] = mask
-                n_legal = mask.sum(1)
-                if not n_legal.all():
-                    b = sub[n_legal == 0][0]
-                    raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(p).name}")
-                forced = n_legal == 1
-                new = np.full(sub.size, PH.GAME_OVER)  # a real choice: wait for the player
-                if forced.any():
-                    f = sub[forced]
-                    _APPLY[p](state, f, mask[forced].argmax(1))
-                    new[forced] = state.phase[f]
+                new = _decide(state, p, sub)
             ph[pos] = new
             counts[p] = 0
             counts += np.bincount(new, minlength=NUM_PHASES)
         todo = todo[ph != PH.GAME_OVER]
+
+
+def _decide(state: State, p: int, g: np.ndarray) -> np.ndarray:
+    """Games g arrived at decision p: take its forced part, then the action if it is the only
+    legal one. Returns where each game is now (GAME_OVER for those waiting for a player)."""
+    if _FORCED[p] is not None:
+        _FORCED[p](state, g)
+        new = state.phase[g]
+        still = new == p
+        if not still.all():
+            if still.any():
+                new[still] = _decide_now(state, p, g[still])
+            return new
+    return _decide_now(state, p, g)
+
+
+def _decide_now(state: State, p: int, g: np.ndarray) -> np.ndarray:
+    mask = _MASK[p](state, g)
+    state.legal_action_mask[g] = mask
+    n_legal = mask.sum(1)
+    if not n_legal.all():
+        b = g[n_legal == 0][0]
+        raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(p).name}")
+    forced = n_legal == 1
+    new = np.full(g.size, PH.GAME_OVER)  # a real choice: wait for the player
+    if forced.any():
+        f = g[forced]
+        _APPLY[p](state, f, mask[forced].argmax(1))
+        new[forced] = state.phase[f]
+    return new
 
 
 def _advance_one(state: State, g: np.ndarray) -> None:
@@ -229,6 +264,10 @@ def _advance_one(state: State, g: np.ndarray) -> None:
         if _IS_AUTO[p]:
             _RUN[p](state, g)
             continue
+        if _FORCED[p] is not None:
+            _FORCED[p](state, g)
+            if state.phase[g[0]] != p:
+                continue
         mask = _MASK[p](state, g)
         state.legal_action_mask[g] = mask
         n_legal = int(mask.sum())

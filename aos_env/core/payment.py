@@ -108,8 +108,7 @@ def start_payment(state: State, g: np.ndarray) -> None:
     """Go to PAY, or straight to the summon when nothing is left to pay."""
     state.floor[g] = MANA_0
     free = state.pay_need[g].sum(1) + state.pay_any[g] == 0
-    state.phase[g] = np.where(free, PH.SUMMON_DONE, PH.PAY)
-    _pay_forced(state, g[~free])
+    state.phase[g] = np.where(free, PH.SUMMON_DONE, PH.PAY)  # the engine then takes the forced units (pay_forced)
 
 
 def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -143,7 +142,6 @@ def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     state.floor[g] = MANA_0 + unit
     done = state.paid[g].sum(1) == state.pay_need[g].sum(1) + state.pay_any[g]
     state.phase[g[done]] = PH.SUMMON_DONE
-    _pay_forced(state, g[~done])
 
 
 def _after(x: np.ndarray) -> np.ndarray:
@@ -152,8 +150,8 @@ def _after(x: np.ndarray) -> np.ndarray:
     return np.concatenate([suffix[:, 1:], np.zeros((x.shape[0], 1), dtype=x.dtype)], axis=1)
 
 
-def _pay_forced(state: State, g: np.ndarray) -> None:
-    """Pay at once the units of the payment that are forced.
+def pay_forced(state: State, g: np.ndarray) -> None:
+    """Phase.PAY, on arrival: pay at once the units of the payment that are forced.
 
     Taking the single legal unit again and again gives the same result, in
     one engine round per unit; this computes it directly. A unit is forced

@@ -330,11 +330,11 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
         np.where(short, PH.SHORTAGE_MANA, PH.NIGHTMARE_MANA),
     )
     state.floor[f] = np.where(on_hand, 0, MANA_0)
-    _complete_discards(state, f)
 
 
-def _complete_discards(state: State, g: np.ndarray) -> None:
-    """Take the forced part of the current discards at once (see ``forced_units``)."""
+def discard_forced(state: State, g: np.ndarray) -> None:
+    """The discard phases (Nightmare, R8.3), on arrival: take the forced part of the current
+    discards at once (see ``forced_units``)."""
     ph = state.phase[g]
     hand = g[(ph == PH.NIGHTMARE_HAND) | (ph == PH.SHORTAGE_HAND)]
     if hand.size:
@@ -378,7 +378,6 @@ def apply_discard_hand(state: State, g: np.ndarray, k: np.ndarray) -> None:
     limit, _ = _limits(state, g)
     done = ksum(state.hand[g, p]) <= limit
     state.phase[g[done]] = PH.DISCARD_NEXT
-    _complete_discards(state, g[~done])
 
 
 def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -408,4 +407,3 @@ def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     _, limit = _limits(state, g)
     done = mana_total(state, g, p) <= limit
     state.phase[g[done]] = PH.DISCARD_NEXT
-    _complete_discards(state, g[~done])
