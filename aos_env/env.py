@@ -27,11 +27,12 @@ from pettingzoo.utils import wrappers
 from . import core
 from .cards import load_cards
 from .core import Phase
-from .core.engine import describe_illegal
+from .core.engine import describe_illegal, step_one_legal
 from .core.observe import GLOBAL_LAYOUT, MAX_PLAYERS, SEAT_LAYOUT
 from .render import agent_name, describe_action, render_text
 
 ENV_NAME = "age_of_summoners_v0"
+_PHASE_NAMES = [p.name for p in Phase]  # by value (building a Phase member costs a microsecond or so)
 #: Observation slices that are not bounded by 1 (raw counts or unbounded scores).
 _UNBOUNDED = {"hand", "offer", "mana", "spirits", "vp", "score", "stones", "hand_size", "mana_total",
               "spirit_count", "turn", "deck_size", "cost_need", "cost_any", "paid", "mana_colours", "icons",
@@ -138,7 +139,7 @@ class raw_env(AECEnv, EzPickle):
         a = int(action)
         if not (0 <= a < core.NUM_ACTIONS and state.legal_action_mask[0, a]):
             raise ValueError(f"{agent}: " + describe_illegal(state, 0, a).split(": ", 1)[1])
-        core.step(state, np.array([a]))
+        step_one_legal(state, a)  # checked just above
         self._cumulative_rewards[agent] = 0.0
         self._update_after_step()
         self._accumulate_rewards()
@@ -190,10 +191,9 @@ class raw_env(AECEnv, EzPickle):
 
     def _update_after_step(self) -> None:
         state = self._require_state()
-        self.agent_selection = agent_name(int(state.current_player[0]))
-        phase = Phase(int(state.phase[0]))
-        info = {"phase": phase.name, "command_number": int(state.command_number[0]),
-                "turn": int(state.turn[0]), "active_player": agent_name(int(state.active_player[0]))}
+        self.agent_selection = self.possible_agents[state.current_player[0]]
+        info = {"phase": _PHASE_NAMES[state.phase[0]], "command_number": int(state.command_number[0]),
+                "turn": int(state.turn[0]), "active_player": self.possible_agents[state.active_player[0]]}
         if state.terminated[0] or state.truncated[0]:
             scores = core.final_scores(state)[0]
             winner = agent_name(int(np.argmax(state.rewards[0]))) if state.terminated[0] else None

@@ -410,6 +410,19 @@ def step(state: State, actions, games: np.ndarray | None = None) -> State:
     return state
 
 
+_ONE = np.zeros(1, dtype=np.int64)
+
+
+def step_one_legal(state: State, action: int) -> State:
+    """``step`` for a batch of one unfinished game, with an action the caller has already
+    checked against ``legal_action_mask`` (the AEC env does; this skips the batch checks)."""
+    state.rewards[:] = 0.0
+    a = np.array([action], dtype=np.int64)
+    _APPLY[state.phase[0]](state, _ONE, a)
+    _advance_one(state, _ONE)
+    return state
+
+
 def refresh(state: State) -> State:
     """Recompute the derived data after zone arrays were edited by hand.
 
