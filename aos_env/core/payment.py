@@ -154,7 +154,7 @@ def pay_forced(state: State, g: np.ndarray) -> None:
     """Phase.PAY, on arrival: pay at once the units of the payment that are forced.
 
     Taking the single legal unit again and again gives the same result, in
-    one engine round per unit; this computes it directly. A unit is forced
+    one engine pass per unit; this computes it directly. A unit is forced
     while every way of completing the payment starts with it. Going through
     the units u from the floor up: if the number x_u of u every completion
     pays is fixed (least == most), it is paid and the next unit is looked

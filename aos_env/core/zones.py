@@ -79,7 +79,7 @@ def forced_units(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray) -> np
     taken ``needed - (units available after u)`` times, if that is positive
     (the units come in ascending order); the rest is a real choice. Taking
     the forced part at once gives exactly what the engine would reach by
-    taking the single legal action again and again, in fewer rounds.
+    taking the single legal action again and again, in fewer engine passes.
     """
     n, U = avail.shape
     a = np.where(np.arange(U)[None, :] >= floor[:, None], avail, 0)
