@@ -239,6 +239,7 @@ def _decide(state: State, p: int, g: np.ndarray) -> np.ndarray:
 
 
 def _decide_now(state: State, p: int, g: np.ndarray) -> np.ndarray:
+    """The legal actions of games g at decision p; the action is taken where it is the only one."""
     mask = _MASK[p](state, g)
     state.legal_action_mask[g] = mask
     n_legal = mask.sum(1)
@@ -410,16 +411,13 @@ def step(state: State, actions, games: np.ndarray | None = None) -> State:
     return state
 
 
-_ONE = np.zeros(1, dtype=np.int64)
-
-
 def step_one_legal(state: State, action: int) -> State:
     """``step`` for a batch of one unfinished game, with an action the caller has already
     checked against ``legal_action_mask`` (the AEC env does; this skips the batch checks)."""
     state.rewards[:] = 0.0
-    a = np.array([action], dtype=np.int64)
-    _APPLY[state.phase[0]](state, _ONE, a)
-    _advance_one(state, _ONE)
+    g = np.zeros(1, dtype=np.int64)
+    _APPLY[state.phase[0]](state, g, np.array([action], dtype=np.int64))
+    _advance_one(state, g)
     return state
 
 
