@@ -28,10 +28,12 @@ def test_engine_throughput_script_help() -> None:
     assert "--batches" in text and "--repeats" in text
 
 
-def test_engine_profile_accounts_for_the_handlers() -> None:
+def test_engine_profile_accounts_for_the_handlers(monkeypatch, tmp_path: Path) -> None:
     """The profiler wraps every phase handler and restores the engine afterwards."""
     from aos_env import core
     from aos_env.core import engine
+
+    monkeypatch.syspath_prepend(str(ROOT))  # benchmarks/ is a folder of the checkout, not an installed package
     from benchmarks import profile_engine
 
     before = (engine._MASK[:], engine._APPLY[:], engine._RUN[:], engine._FORCED[:], engine._apply)
@@ -49,3 +51,8 @@ def test_engine_profile_accounts_for_the_handlers() -> None:
     # the engine still plays normally after profiling
     state = core.init(4, 2, seed=1)
     core.step(state, state.legal_action_mask.argmax(1))
+    # and the command line
+    out = subprocess.run([sys.executable, "-m", "benchmarks.profile_engine", "--batch", "16", "--steps", "5",
+                          "--json", str(tmp_path / "profile.json")], cwd=ROOT, check=True, capture_output=True,
+                         text=True).stdout
+    assert "handler" in out and json.loads((tmp_path / "profile.json").read_text())["batch"] == 16
