@@ -64,6 +64,29 @@ def test_full_random_game(players: int) -> None:
         assert all(np.isclose(v, -1 / (players - 1)) for a, v in totals.items() if a != info["winner"])
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
+    """The env's one-game path (engine.step_one_legal) gives the same game as core.step on a batch."""
+    env = aos_env.raw_env(num_players=players)
+    env.reset(seed=5)
+    batch = core.init(3, players, seed=np.array([9, 5, 11]))  # the env's game is game 1 here
+    rng = np.random.default_rng(players)
+    fields = ["hand", "spirits", "mana", "stones", "deck", "discard", "offer", "vp", "faith", "head", "phase",
+              "current_player", "legal_action_mask", "rewards", "terminated", "rng_counter", "stats"]
+    for _ in range(600):
+        mine = env.state
+        for name in fields:
+            assert np.array_equal(getattr(mine, name)[0], getattr(batch, name)[1]), name
+        if mine.terminated[0] or mine.truncated[0]:
+            break
+        legal = env.legal_actions()
+        action = legal[rng.integers(len(legal))]
+        env.step(action)
+        actions = np.array([batch.legal_action_mask[0].argmax(), action, batch.legal_action_mask[2].argmax()])
+        core.step(batch, actions)
+    assert env.state.turn[0] > 10
+
+
 def test_off_turn_decisions_go_to_the_right_agent() -> None:
     """Inquisition gifts are chosen by the giver, not the active player (R6.6)."""
     state = position(3, [{"hand": ["Golem", "Imp"], "head": "Golem", "faith": 5},
