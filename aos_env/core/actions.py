@@ -44,7 +44,8 @@ def run_action(state: State, g: np.ndarray) -> None:
     """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
     which = action_of_number(state.command_number[g])
     p = state.active_player[g]
-    # the spirits' plain bonuses for each game's own action, all games at once (n, fields)
+    # the spirits' plain bonuses for each game's own action, all games in one gather
+    # (n, fields) rather than once per action kind (each call costs the same whatever its size)
     columns = stat_bonus(0).start + which[:, None] * len(BONUS_FIELDS) + np.arange(len(BONUS_FIELDS))
     bonus = state.stats[g[:, None], p[:, None], columns]
     state.vp[g, p] += bonus[:, VP]

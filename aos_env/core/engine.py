@@ -98,7 +98,8 @@ DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
 
 #: Repeated choices (a multiset picked one unit at a time): when games arrive at one of
 #: these decisions, the engine first takes the part of the choice that is forced (it may
-#: finish the choice); the legal actions then cover what is left.
+#: finish the choice); the legal actions then cover what is left. Doing it on arrival
+#: handles all the games that got there in a pass in one call, wherever they came from.
 FORCED_PART: dict[Phase, Callable[[State, np.ndarray], None]] = {
     Phase.LEPRECHAUN_DISCARD: abilities.leprechaun_discard_forced,
     Phase.PAY: payment.pay_forced,
