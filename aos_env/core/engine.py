@@ -265,19 +265,8 @@ def _advance_one(state: State, g: np.ndarray) -> None:
             return
         if _IS_AUTO[p]:
             _RUN[p](state, g)
-            continue
-        if _FORCED[p] is not None:
-            _FORCED[p](state, g)
-            if state.phase[g[0]] != p:
-                continue
-        mask = _MASK[p](state, g)
-        state.legal_action_mask[g] = mask
-        n_legal = int(mask.sum())
-        if n_legal == 0:
-            raise RuntimeError(f"engine bug: game {g[0]} has no legal action in phase {Phase(p).name}")
-        if n_legal > 1:
+        elif _decide(state, p, g)[0] == PH.GAME_OVER:  # waiting for a player (or over)
             return
-        _APPLY[p](state, g, mask.argmax(1))
 
 
 # ---- public API ---------------------------------------------------------------------

@@ -38,7 +38,6 @@ def randint(key: np.ndarray, counter: np.ndarray, idx: np.ndarray, high: np.ndar
     return scale(mix64(key[idx] + ctr * _GOLDEN), high)
 
 
-
 def block(key: np.ndarray, counter: np.ndarray, idx: np.ndarray, n: int) -> np.ndarray:
     """The next ``n`` raw numbers of each game ``idx[i]``, (len(idx), n) uint64, without using them up.
 
