@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
+from aos_env.cards import ACTIONS, BONUS_FIELDS, DEFAULT, NUM_KINDS, CardSet
 from aos_env.core import Phase
 from aos_env.core.constants import (
     ACT, MANA_0, NO, NUM_ACTIONS, NUM_DECISION_PHASES, OPTION_A, OPTION_B, STONE, TARGET_1, YES,
@@ -44,7 +44,7 @@ from aos_env.core.constants import (
 from .base import BaseAgent, masked_argmax
 
 SL = core.obs_slices()
-K = 30
+K = NUM_KINDS
 
 # worth of one unit of each plain bonus, in VP, over the rest of a game
 _BONUS_WORTH = {"vp": 1.0, "faith": 0.6, "cards": 0.7, "stones": 0.7, "flips": 0.5, "steal": 0.8, "vp_per_gift": 0.6}
@@ -83,6 +83,8 @@ class GreedyAgent(BaseAgent):
         self.cards = cards or DEFAULT
         self.value = spirit_values(self.cards)
         self.cost_total = self.cards.cost.sum(1) + self.cards.cost_any
+        self._value_per_cost = self.value / np.sqrt(self.cost_total)  # (K,) worth of holding a card
+        self._action_base = np.array([_ACTION_BASE[a] for a in ACTIONS])
 
     # -- helpers on a batch of observations --------------------------------------------
 
@@ -101,20 +103,21 @@ class GreedyAgent(BaseAgent):
         stones = self._seat(obs, 0, "stones")[:, 0] * 10
         faith = self._seat(obs, 0, "faith")[:, 0] * 10
         vp_bonus = np.stack([spirits @ cards.action_bonus[a][:, 0] for a in range(7)], axis=1)  # (B, 7)
-        base = np.array([_ACTION_BASE[a] for a in ACTIONS])
-        per_action = base[None] + vp_bonus
+        per_action = self._action_base[None] + vp_bonus
         per_action[:, 0] += icons[:, 0] + icons[:, 2]  # Conquest: axes and swords
         per_action[:, 1] += stones
         per_action[:, 6] += np.maximum(faith, 1.2)
         a = action_of_number(np.rint(numbers).astype(np.int64))
         return np.take_along_axis(per_action, a, axis=1)
 
+    def _synergy(self, obs: np.ndarray) -> np.ndarray:
+        """(B, K) 0.3 per spirit in play of each kind's colour."""
+        colours = self._seat(obs, 0, "spirits") @ self.cards.colour_onehot  # spirits per colour in play
+        return 0.3 * colours[:, self.cards.colour]
+
     def _keep_value(self, obs: np.ndarray) -> np.ndarray:
         """(B, K) how much the player wants to hold a card of each kind."""
-        spirits = self._seat(obs, 0, "spirits")
-        colours = spirits @ self.cards.colour_onehot  # spirits per colour in play
-        synergy = 0.3 * colours[:, self.cards.colour]
-        return self.value[None] / np.sqrt(self.cost_total)[None] + synergy
+        return self._value_per_cost[None] + self._synergy(obs)
 
     def _mana_surplus(self, obs: np.ndarray) -> np.ndarray:
         """(B, 5) face-up mana of each colour beyond what the hand's spirits need."""
@@ -140,14 +143,12 @@ class GreedyAgent(BaseAgent):
         cards = self.cards
         n = obs.shape[0]
         s = np.zeros((n, NUM_ACTIONS))
-        hand = obs[:, SL["hand"]]
-        keep = self._keep_value(obs)
         number = np.rint(obs[:, SL["command_number"]][:, 0] * 10).astype(int)
         if ph == Phase.COMMAND:
             head = self._seat(obs, 0, "head")
             head_no = head @ cards.number
             numbers = head_no[:, None] + cards.number[None]
-            s[:, :K] = self._action_values(obs, numbers) - 0.4 * keep
+            s[:, :K] = self._action_values(obs, numbers) - 0.4 * self._keep_value(obs)
         elif ph == Phase.ASMODAI:
             head_no = np.rint(obs[:, SL["head_number"]][:, 0] * 10).astype(int)
             vals = self._action_values(obs, np.stack([head_no, number], 1))
@@ -155,26 +156,24 @@ class GreedyAgent(BaseAgent):
             s[:, NO] = vals[:, 1]
         elif ph == Phase.MAIN:
             act_value = self._action_values(obs, number[:, None])[:, 0]
-            summon = self.value[None] * 1.3 + 0.3 * (self._seat(obs, 0, "spirits") @ cards.colour_onehot)[:, cards.colour]
-            s[:, :K] = summon
+            s[:, :K] = self.value[None] * 1.3 + self._synergy(obs)
             s[:, ACT] = act_value
         elif ph in (Phase.PAY, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_MANA, Phase.RESEARCH_FLIP):
             s[:, MANA_0 : MANA_0 + 5] = self._mana_surplus(obs)
             s[:, STONE] = -5.0
         elif ph in (Phase.LEPRECHAUN_DISCARD, Phase.NIGHTMARE_HAND, Phase.SHORTAGE_HAND, Phase.INQUISITION_GIFT):
-            s[:, :K] = -keep
+            s[:, :K] = -self._keep_value(obs)
         elif ph == Phase.PRAYER_DISCARD:
-            s[:, :K] = 1.0 - keep  # discard cards worth less than a fresh draw
+            s[:, :K] = 1.0 - self._keep_value(obs)  # discard cards worth less than a fresh draw
             s[:, NO] = 0.0
         elif ph == Phase.BALDANDERS:
-            s[:, :K] = -keep
+            s[:, :K] = -self._keep_value(obs)
             s[:, NO] = 10.0
         elif ph == Phase.KEEP:
             offer = obs[:, SL["offer"]]
-            s[:, :K] = keep - self._assist_penalty(obs, offer)
+            s[:, :K] = self._keep_value(obs) - self._assist_penalty(obs, offer)
         elif ph == Phase.FESTIVAL_PICK:
-            need = self._need_by_colour(hand) - self._seat(obs, 0, "mana") @ cards.colour_onehot
-            s[:, :K] = need[:, cards.colour]
+            s[:, :K] = -self._mana_surplus(obs)[:, cards.colour]  # the colours the hand needs most
         elif ph == Phase.CONQUEST_TARGET:
             for i in range(3):
                 s[:, TARGET_1 + i] = self._seat(obs, i + 1, "vp")[:, 0]

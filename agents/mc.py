@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.core.scoring import score_lead
+from aos_env.core.scoring import end_games, score_lead
 
 from .base import BaseAgent, act_on_state
 from .greedy import GreedyAgent
@@ -138,16 +138,16 @@ class MonteCarloAgent(BaseAgent):
         valued = np.zeros(sim.batch_size, dtype=bool)
         while True:
             over = sim.terminated | sim.truncated
-            just = over & ~valued
-            # rewards exist only in the step that ended a game
-            value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * score_lead(sim, np.nonzero(just)[0], viewer[just])
-            valued |= just
+            just = np.nonzero(over & ~valued)[0]
+            if just.size:  # rewards exist only in the step that ended a game
+                value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * score_lead(sim, just, viewer[just])
+                valued[just] = True
             if self.max_rollout_turns is not None:
-                cut = ~over & (sim.turn - start_turn >= self.max_rollout_turns)
-                value[cut] = _leader_value(sim, np.nonzero(cut)[0], viewer[cut])
-                valued |= cut
-                sim.truncated[cut] = True  # our private copy: the engine now ignores these games
-                sim.legal_action_mask[cut] = False
+                cut = np.nonzero(~over & (sim.turn - start_turn >= self.max_rollout_turns))[0]
+                if cut.size:
+                    value[cut] = _leader_value(sim, cut, viewer[cut])
+                    valued[cut] = True
+                    end_games(sim, cut, truncated=True)  # our private copy: the engine now ignores these games
             live = np.nonzero(~(sim.terminated | sim.truncated))[0]
             if not live.size:
                 break
