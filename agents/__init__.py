@@ -10,23 +10,10 @@ Every agent has ``act(obs, mask, state=None)`` (see ``agents.base``):
 
 from .base import Agent, BaseAgent, act_on_env, act_on_state
 from .greedy import GreedyAgent
+from .mc import MonteCarloAgent
+from .policy import PolicyAgent  # torch and sb3-contrib are imported only when a policy is built
 from .random_agent import RandomAgent
+from .registry import make_agent
 
 __all__ = ["Agent", "BaseAgent", "RandomAgent", "GreedyAgent", "MonteCarloAgent", "PolicyAgent", "make_agent",
            "act_on_env", "act_on_state"]
-
-
-def __getattr__(name):  # heavy or optional agents are imported on first use
-    if name == "MonteCarloAgent":
-        from .mc import MonteCarloAgent
-
-        return MonteCarloAgent
-    if name == "PolicyAgent":
-        from .policy import PolicyAgent
-
-        return PolicyAgent
-    if name == "make_agent":
-        from .registry import make_agent
-
-        return make_agent
-    raise AttributeError(name)

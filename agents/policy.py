@@ -9,8 +9,6 @@ likely legal action; ``deterministic=False`` samples from the policy instead.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from aos_env import core
@@ -47,7 +45,7 @@ class PolicyAgent(BaseAgent):
         """A frozen copy of a live model's policy (for self-play opponents and evaluation)."""
         policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
                                     **model.policy_kwargs)
-        policy.load_state_dict(copy.deepcopy(model.policy.state_dict()))
+        policy.load_state_dict(model.policy.state_dict())  # copies the weights into the new policy
         return cls(policy=policy.to(model.device), deterministic=deterministic, seed=seed)
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:

@@ -7,9 +7,11 @@ A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .base import BaseAgent
+from .greedy import GreedyAgent
+from .mc import MonteCarloAgent
+from .policy import PolicyAgent
+from .random_agent import RandomAgent
 
 NAMES = ("random", "greedy", "mc")
 
@@ -25,9 +27,7 @@ def _value(text: str):
 
 def make_agent(spec: str, seed: int | None = 0) -> BaseAgent:
     """Build an agent from a spec string (see the module docstring)."""
-    if spec.endswith(".zip") or Path(spec).suffix == ".zip":
-        from .policy import PolicyAgent
-
+    if spec.endswith(".zip"):
         return PolicyAgent(spec, seed=seed)
     name, _, args = spec.partition(":")
     kwargs = {}
@@ -38,15 +38,9 @@ def make_agent(spec: str, seed: int | None = 0) -> BaseAgent:
         kwargs[key.strip()] = _value(val.strip())
     name = name.strip().lower()
     if name == "random":
-        from .random_agent import RandomAgent
-
         return RandomAgent(seed=seed, **kwargs)
     if name == "greedy":
-        from .greedy import GreedyAgent
-
         return GreedyAgent(seed=seed, **kwargs)
     if name == "mc":
-        from .mc import MonteCarloAgent
-
         return MonteCarloAgent(seed=seed, **kwargs)
     raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)} or a path to a model .zip")
