@@ -19,21 +19,16 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import time
 from pathlib import Path
 
 import numpy as np
 
 from . import aec, engine_throughput, openspiel, training
+from .engine_throughput import median_of
 
 PZ_PEERS = ["leduc_holdem_v4", "texas_holdem_v4", "connect_four_v3"]
 OS_PEERS = ["hearts", "hanabi"]
-
-
-def median_of(fn, repeats: int) -> dict:
-    runs = [fn(seed) for seed in range(repeats)]
-    return {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "runs": runs}
 
 
 def memory_per_game(batch: int = 4096, players: int = 4) -> float:

@@ -21,33 +21,48 @@ import numpy as np
 from aos_env import core
 
 
+def random_actions(state: core.State, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per game (0 for finished games)."""
+    return (rng.random(state.legal_action_mask.shape) * state.legal_action_mask).argmax(1)
+
+
+def restart_finished(state: core.State, seed: int) -> bool:
+    """Restart the finished games with seeds from ``seed`` on; True if any was."""
+    done = np.nonzero(state.terminated | state.truncated)[0]
+    if done.size:
+        core.reset(state, done, seed=seed)
+    return bool(done.size)
+
+
+def median_of(fn, repeats: int) -> dict:
+    """Run ``fn(seed)`` for seeds 0..repeats-1: the median, min, max and all the runs."""
+    runs = [fn(seed) for seed in range(repeats)]
+    return {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "runs": runs}
+
+
 def measure(batch: int, players: int, seconds: float, seed: int = 0) -> float:
     """One run: decisions per second of ``core.step`` at this batch size."""
     rng = np.random.default_rng(seed)
     state = core.init(batch, players, seed=seed)
     for _ in range(20):  # warm up: get the games past their first turns
-        core.step(state, (rng.random(state.legal_action_mask.shape) * state.legal_action_mask).argmax(1))
+        core.step(state, random_actions(state, rng))
     decisions, stepping, restarts = 0, 0.0, 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        actions = (rng.random(state.legal_action_mask.shape) * state.legal_action_mask).argmax(1)
+        actions = random_actions(state, rng)
         live = int((~(state.terminated | state.truncated)).sum())
         t = time.perf_counter()
         core.step(state, actions)
         stepping += time.perf_counter() - t
         decisions += live
-        done = np.nonzero(state.terminated | state.truncated)[0]
-        if done.size:
-            core.reset(state, done, seed=seed + 1_000_003 * (restarts + 1))
-            restarts += 1
+        restarts += restart_finished(state, seed + 1_000_003 * (restarts + 1))
     return decisions / stepping
 
 
 def run(batches: list[int], players: int, seconds: float, repeats: int) -> dict:
     results = {}
     for b in batches:
-        runs = [measure(b, players, seconds, seed=r) for r in range(repeats)]
-        results[b] = {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "runs": runs}
+        results[b] = median_of(lambda s, b=b: measure(b, players, seconds, seed=s), repeats)
         print(f"batch {b:>6}: {results[b]['median']:>12,.0f} decisions/s  "
               f"(min {results[b]['min']:,.0f}, max {results[b]['max']:,.0f}, {repeats} runs)", flush=True)
     return results

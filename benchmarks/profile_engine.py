@@ -30,6 +30,8 @@ from aos_env import core
 from aos_env.core import Phase
 from aos_env.core import engine as E
 
+from .engine_throughput import random_actions, restart_finished
+
 
 class _Timers:
     """Wraps the engine's handler tables and its apply pass for one profiling run."""
@@ -69,18 +71,9 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
     """Profile ``steps`` engine steps of random legal play at this batch size; returns the figures."""
     rng = np.random.default_rng(seed)
     state = core.init(batch, players, seed=seed)
-
-    def actions() -> np.ndarray:
-        return (rng.random(state.legal_action_mask.shape) * state.legal_action_mask).argmax(1)
-
-    def restart(i: int) -> None:
-        done = np.nonzero(state.terminated | state.truncated)[0]
-        if done.size:
-            core.reset(state, done, seed=seed + 1_000_003 * (i + 1))
-
     for i in range(warmup):  # get the games past their first turns
-        core.step(state, actions())
-        restart(i)
+        core.step(state, random_actions(state, rng))
+        restart_finished(state, seed + 1_000_003 * (i + 1))
     timers = _Timers()
     saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:], E._apply)
     try:
@@ -91,12 +84,12 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
         E._apply = timers.wrap_apply(saved[4])  # looked up as a global by step
         decisions, total = 0, 0.0
         for i in range(steps):
-            a = actions()
+            a = random_actions(state, rng)
             decisions += int((~(state.terminated | state.truncated)).sum())
             t = time.perf_counter()
             core.step(state, a)
             total += time.perf_counter() - t
-            restart(warmup + i)
+            restart_finished(state, seed + 1_000_003 * (warmup + i + 1))
     finally:
         E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:] = saved[:4]
         E._apply = saved[4]

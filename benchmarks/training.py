@@ -2,11 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
+from pathlib import Path
 
 
-def sb3_env_share(timesteps: int, num_envs: int = 1024, n_steps: int = 16, seed: int = 0) -> dict:
-    """Train MaskablePPO (train.py's defaults) for ``timesteps`` and time the env's part."""
+def _train_defaults() -> argparse.Namespace:
+    """``python train.py``'s default settings (train.py sits at the checkout's root)."""
+    root = str(Path(__file__).resolve().parent.parent)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    import train
+
+    return train.build_parser().parse_args([])
+
+
+def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
+    """Train MaskablePPO with train.py's defaults (greedy and random opponents) for ``timesteps``
+    and time the env's part."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
@@ -15,35 +29,32 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, n_steps: int = 16, seed:
     from aos_env.learner_env import LearnerEnv
     from aos_env.sb3 import LearnerVecEnv
 
+    spent = [0.0]
+
+    def timed(method):
+        def call(self, *args):
+            t = time.perf_counter()
+            out = method(self, *args)
+            spent[0] += time.perf_counter() - t
+            return out
+
+        return call
+
     class TimedVecEnv(LearnerVecEnv):
-        spent = 0.0
+        reset = timed(LearnerVecEnv.reset)
+        step_wait = timed(LearnerVecEnv.step_wait)
+        action_masks = timed(LearnerVecEnv.action_masks)
 
-        def reset(self):
-            t = time.perf_counter()
-            out = super().reset()
-            TimedVecEnv.spent += time.perf_counter() - t
-            return out
-
-        def step_wait(self):
-            t = time.perf_counter()
-            out = super().step_wait()
-            TimedVecEnv.spent += time.perf_counter() - t
-            return out
-
-        def action_masks(self):
-            t = time.perf_counter()
-            out = super().action_masks()
-            TimedVecEnv.spent += time.perf_counter() - t
-            return out
-
-    torch.set_num_threads(1)
+    args = _train_defaults()
+    torch.set_num_threads(args.threads)
     pool = {"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)}
-    env = VecMonitor(TimedVecEnv(LearnerEnv(num_envs, 2, pool, seed=seed, shaping=0.02)))
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=2048, n_epochs=4, gamma=0.995,
-                        policy_kwargs={"net_arch": [256, 256]}, seed=seed, device="cpu")
-    TimedVecEnv.spent = 0.0
+    env = VecMonitor(TimedVecEnv(LearnerEnv(num_envs, 2, pool, seed=seed, shaping=args.shaping)))
+    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
+                        gamma=args.gamma, policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",") if x]},
+                        seed=seed, device="cpu")
+    spent[0] = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps)
     wall = time.perf_counter() - start
-    return {"timesteps": model.num_timesteps, "wall_seconds": wall, "env_seconds": TimedVecEnv.spent,
-            "steps_per_second": model.num_timesteps / wall, "env_share": TimedVecEnv.spent / wall}
+    return {"timesteps": model.num_timesteps, "wall_seconds": wall, "env_seconds": spent[0],
+            "steps_per_second": model.num_timesteps / wall, "env_share": spent[0] / wall}
