@@ -107,7 +107,7 @@ class CardSet:
     special: dict[str, np.ndarray] = field(repr=False)
     #: (K, T) everything a spirit in play adds to its owner's per-player totals
     #: (``State.stats``): icons, special-ability counts, plain action bonuses.
-    #: Columns: see ``stat_column``.
+    #: Columns: see the ``STAT_*`` layout in ``core/state.py``.
     stat_table: np.ndarray = field(repr=False, default=None)
     # float32 copies for the engine's hot paths: numpy multiplies float32 matrices with
     # BLAS, several times faster than integer ones, and small counts stay exact.
@@ -117,21 +117,6 @@ class CardSet:
     #: (K, K) float32: [j, k] = 1 where kinds j < k share a colour (lowest-kind-first mana choices)
     same_colour_below_f32: np.ndarray = field(repr=False, default=None)
     source: str = ""
-
-    def stat_column(self, what: str, field_: str | None = None) -> int:
-        """Column of ``stat_table``: an icon ("axe"), a special ("pegasus"), an
-        action bonus (``stat_column("conquest", "steal")``), "points", or a
-        game-end source (``stat_column("score", "faith")``)."""
-        n_bonus = len(ACTIONS) * len(BONUS_FIELDS)
-        if what == "points":
-            return len(ICONS) + len(SPECIALS) + n_bonus
-        if what == "score":
-            return len(ICONS) + len(SPECIALS) + n_bonus + 1 + SCORE_SOURCES.index(field_)
-        if field_ is not None:
-            return len(ICONS) + len(SPECIALS) + ACTIONS.index(what) * len(BONUS_FIELDS) + BONUS_FIELDS.index(field_)
-        if what in ICONS:
-            return ICONS.index(what)
-        return len(ICONS) + list(SPECIALS).index(what)
 
     @property
     def num_kinds(self) -> int:

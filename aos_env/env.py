@@ -39,13 +39,14 @@ _UNBOUNDED = {"hand", "offer", "mana", "spirits", "vp", "score", "stones", "hand
               "compared_faith", "command_number", "count", "turns_left"}
 
 
-def _observation_high() -> np.ndarray:
-    """Upper bounds of the observation vector, slice by slice (see core/observe.py)."""
+def observation_box() -> spaces.Box:
+    """The observation vector's space: 0 up to a bound per slice, 1 or unbounded (see core/observe.py)."""
 
     def highs(layout) -> list[np.ndarray]:
         return [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in layout]
 
-    return np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
+    high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
+    return spaces.Box(0.0, high, (core.OBS_DIM,), dtype=np.float32)
 
 
 def env(**kwargs) -> AECEnv:
@@ -89,7 +90,7 @@ class raw_env(AECEnv, EzPickle):
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, _observation_high(), (core.OBS_DIM,), dtype=np.float32),
+                "observation": observation_box(),
                 "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
             }
         )
@@ -110,7 +111,11 @@ class raw_env(AECEnv, EzPickle):
         """Start a new game; ``reset(seed=s)`` always gives the same game."""
         if seed is None:
             seed = int(self._rng.integers(2**62))
-        self.state = core.init(1, self.num_players, seed=int(seed), max_turns=self.max_turns, cards=self.cards)
+        self._begin(core.init(1, self.num_players, seed=int(seed), max_turns=self.max_turns, cards=self.cards))
+
+    def _begin(self, state: core.State) -> None:
+        """Play ``state`` from here: fresh rewards, terminations and infos for every agent."""
+        self.state = state
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -169,9 +174,7 @@ class raw_env(AECEnv, EzPickle):
         if state.batch_size != 1 or state.num_players != self.num_players:
             raise ValueError(f"need a state of 1 game of {self.num_players} players, got "
                              f"{state.batch_size} games of {state.num_players}")
-        self.reset()
-        self.state = state
-        self._update_after_step()
+        self._begin(state)
 
     def describe(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. ``"summon Sphinx (AS018)"``."""
@@ -198,7 +201,7 @@ class raw_env(AECEnv, EzPickle):
             scores = core.final_scores(state)[0]
             winner = agent_name(int(np.argmax(state.rewards[0]))) if state.terminated[0] else None
             info.update(final_scores={a: int(scores[p]) for p, a in enumerate(self.possible_agents)}, winner=winner)
-            for p, a in enumerate(self.agents):
+            for a in self.agents:
                 self.rewards[a] = float(state.rewards[0, self.agent_name_mapping[a]])
                 self.terminations[a] = bool(state.terminated[0])
                 self.truncations[a] = bool(state.truncated[0])

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core.scoring import score_lead, winners
+from .core.scoring import score_lead
 
 
 def act_on_state(agent, state, games):
@@ -64,8 +64,7 @@ class LearnerEnv:
         self.num_players = num_players
         self.max_turns = max_turns
         self.card_file = card_file
-        self.rng = np.random.default_rng(seed)
-        self._next_seed = int(self.rng.integers(2**31))
+        self.seed(seed)
         self.names: list[str] = []
         self.agents: list[Any] = []
         self.weights = np.zeros(0)
@@ -83,6 +82,11 @@ class LearnerEnv:
         self.margin = np.zeros(num_envs)  # learner's current score lead, for reward shaping
         self._reserve: core.State | None = None  # new games started ahead (see _restart)
         self._reserve_used = 0
+
+    def seed(self, seed: int) -> None:
+        """Seed the env's own draws: game seeds, learner seats and opponent line-ups."""
+        self.rng = np.random.default_rng(seed)
+        self._next_seed = int(self.rng.integers(2**31))
 
     # -- the opponent pool ----------------------------------------------------------
 
@@ -171,7 +175,7 @@ class LearnerEnv:
             rewards[done] += self.shaping * (margin - self.margin[done])
         last_obs = core.observe(state, seat, games=done)
         mine = core.final_scores(state, done)[rows, seat]
-        win = state.terminated[done] & (winners(state, done) == seat)
+        win = state.rewards[done, seat] == 1.0  # end_games gave the winner +1 (a truncated game: 0)
         for j, i in enumerate(done):
             opp = sorted({self.names[a] for a in self.lineup[i] if a >= 0})
             infos[i] = {

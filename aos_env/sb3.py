@@ -13,7 +13,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from . import core
-from .env import _observation_high
+from .env import observation_box
 from .learner_env import LearnerEnv
 
 
@@ -28,8 +28,7 @@ class LearnerVecEnv(VecEnv):
 
     def __init__(self, env: LearnerEnv) -> None:
         self.env = env
-        observation_space = spaces.Box(0.0, _observation_high(), (core.OBS_DIM,), dtype=np.float32)
-        super().__init__(env.num_envs, observation_space, spaces.Discrete(core.NUM_ACTIONS))
+        super().__init__(env.num_envs, observation_box(), spaces.Discrete(core.NUM_ACTIONS))
         self._actions: np.ndarray | None = None
 
     def reset(self) -> np.ndarray:
@@ -39,8 +38,7 @@ class LearnerVecEnv(VecEnv):
         self._actions = np.asarray(actions)
 
     def step_wait(self):
-        obs, rewards, dones, infos = self.env.step(self._actions)
-        return obs, rewards, dones, infos
+        return self.env.step(self._actions)
 
     def action_masks(self) -> np.ndarray:
         return self.env.action_masks()
@@ -75,6 +73,5 @@ class LearnerVecEnv(VecEnv):
 
     def seed(self, seed: int | None = None) -> list[int | None]:
         if seed is not None:
-            self.env.rng = np.random.default_rng(seed)
-            self.env._next_seed = int(self.env.rng.integers(2**31))
+            self.env.seed(seed)
         return [seed for _ in range(self.num_envs)]
