@@ -136,8 +136,18 @@ class CardSet:
 
     def cost_text(self, k: int) -> str:
         """The cost in symbols, e.g. ``"YY*"``."""
-        sym = "".join(s * int(n) for s, n in zip(COLOUR_SYMBOLS, self.cost[k]))
-        return sym + ANY_SYMBOL * int(self.cost_any[k])
+        return cost_symbols(self.cost[k], self.cost_any[k])
+
+
+def bonus_row(action_bonus: np.ndarray, summon_bonus: np.ndarray, timing: str, k: int) -> np.ndarray:
+    """The plain-bonus row (BONUS_FIELDS order) of kind k for its timing: "on_summon" or
+    "action:<name>" (a view: writing to it fills the table)."""
+    return summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[len("action:"):]), k]
+
+
+def cost_symbols(need, n_any) -> str:
+    """A cost as symbols: ``need`` coloured symbols per colour (COLOURS order), then ``n_any`` "*"."""
+    return "".join(s * int(n) for s, n in zip(COLOUR_SYMBOLS, need)) + ANY_SYMBOL * int(n_any)
 
 
 def _fail(where: str, fld: str, msg: str) -> CardDataError:
@@ -253,7 +263,7 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
         elif timing == "game_end":
             score[k, SCORE_SOURCES.index(eff["score_per"])] = eff["vp"]
         else:
-            row = summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[7:]), k]
+            row = bonus_row(action_bonus, summon_bonus, timing, k)
             for key, value in eff.items():
                 row[BONUS_FIELDS.index(key)] = value
 

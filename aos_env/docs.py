@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cards import ACTIONS, BONUS_FIELDS, COLOURS, ICONS, SCORE_SOURCES, CardSet, load_cards
+from .cards import BONUS_FIELDS, COLOURS, ICONS, SCORE_SOURCES, CardSet, bonus_row, load_cards
 from .core.constants import MAX_PLAYERS
 from .core.observe import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
 
@@ -24,7 +24,7 @@ def _effect(cards: CardSet, k: int) -> str:
         i = int(score.nonzero()[0][0])
         return f"{score[i]} VP per {SCORE_SOURCES[i].replace('_', ' ')}"
     timing = cards.timings[k]
-    row = cards.summon_bonus[k] if timing == "on_summon" else cards.action_bonus[ACTIONS.index(timing[7:]), k]
+    row = bonus_row(cards.action_bonus, cards.summon_bonus, timing, k)
     return ", ".join(f"{BONUS_FIELDS[i]} +{row[i]}" for i in row.nonzero()[0])
 
 

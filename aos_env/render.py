@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import ACTIONS, MANA_NAMES
+from .cards import ACTIONS, MANA_NAMES, cost_symbols
 from .core import ACTION_NAMES, Phase, final_scores
 from .core.abilities import compared_faith
 from .core.constants import (
@@ -192,7 +192,7 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
             n = int(state.command_number[b])
             lines.append(f"Command number {n}: {ACTIONS[action_of_number(n)].title()}")
         if state.summon_kind[b] >= 0:
-            need = "".join(s * int(n) for s, n in zip("KGRYU", state.pay_need[b])) + "*" * int(state.pay_any[b])
+            need = cost_symbols(state.pay_need[b], state.pay_any[b])
             total = int(state.pay_need[b].sum() + state.pay_any[b])
             lines.append(
                 f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need or 'nothing'}, "
