@@ -27,7 +27,7 @@ from pettingzoo.utils import wrappers
 from . import core
 from .cards import load_cards
 from .core import Phase
-from .core.engine import describe_illegal, step_one_legal
+from .core.engine import check_int, describe_illegal, step_one_legal
 from .core.observe import GLOBAL_LAYOUT, MAX_PLAYERS, SEAT_LAYOUT
 from .render import agent_name, describe_action, render_text
 
@@ -78,11 +78,10 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, num_players, render_mode, max_turns, card_file)
         super().__init__()
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 4:
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        num_players = check_int("num_players", num_players, 2, 4)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.num_players = int(num_players)
+        self.num_players = num_players
         self.render_mode = render_mode
         self.max_turns = max_turns
         self.cards = load_cards(card_file)

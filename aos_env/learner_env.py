@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import core
+from .core.engine import check_int
 from .core.scoring import score_lead
 
 
@@ -56,12 +57,8 @@ class LearnerEnv:
         card_file=None,
         shaping: float = 0.0,
     ) -> None:
-        if not 2 <= num_players <= 4:
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        self.num_envs = num_envs
-        self.num_players = num_players
+        self.num_envs = check_int("num_envs", num_envs, 1)
+        self.num_players = check_int("num_players", num_players, 2, 4)
         self.max_turns = max_turns
         self.card_file = card_file
         self.seed(seed)

@@ -272,7 +272,8 @@ def _advance_one(state: State, g: np.ndarray) -> None:
 # ---- public API ---------------------------------------------------------------------
 
 
-def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+def check_int(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an int in low..high (or >= low); ValueError naming ``name`` otherwise."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name} must be an int, got {value!r}")
     if value < low or (high is not None and value > high):
@@ -305,9 +306,9 @@ def init(
     declaration is truncated (R7.5). ``card_file``: another card file of the
     same schema (or pass a loaded ``cards``).
     """
-    B = _check_int("num_envs", num_envs, 1)
-    P = _check_int("num_players", num_players, 2, 4)
-    max_turns = _check_int("max_turns", max_turns, 1)
+    B = check_int("num_envs", num_envs, 1)
+    P = check_int("num_players", num_players, 2, 4)
+    max_turns = check_int("max_turns", max_turns, 1)
     seeds = _seeds(seed, B)
     if cards is None:
         cards = load_cards(card_file)
