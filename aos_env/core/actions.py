@@ -283,7 +283,7 @@ def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
 
 def inquisition(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
-    state.seat[g] = 1
+    state.giver_seat[g] = 1
     request_draws(state, g, PH.INQUISITION_NEXT, hand=2 if state.num_players == 4 else 3)
 
 
@@ -296,7 +296,7 @@ def run_inquisition_next(state: State, g: np.ndarray) -> None:
     mine = faith[rows, p]
     seats = np.arange(1, P)
     givers = (p[:, None] + seats[None]) % P
-    eligible = (faith[rows[:, None], givers] < mine[:, None]) & (seats[None] >= state.seat[g][:, None])
+    eligible = (faith[rows[:, None], givers] < mine[:, None]) & (seats[None] >= state.giver_seat[g][:, None])
     found = eligible.any(1)
     state.current_player[g] = p
     finish_action(state, g[~found])
@@ -306,14 +306,14 @@ def run_inquisition_next(state: State, g: np.ndarray) -> None:
     seat = seats[np.argmax(eligible[found], axis=1)]
     giver = givers[found, seat - 1]
     empty = ksum(state.hand[f, giver]) == 0
-    # R8.2: a giver with an empty hand gives the top card of the deck
+    # R8.2: a giver with an empty hand gives the top card of the deck. The draw may run an R8.3
+    # discard round or be skipped: giver_seat belongs to the Inquisition alone, so the next giver
+    # is still the one after this one, and Succubus counts the gift once it has arrived.
     e = f[empty]
-    state.seat[e] = seat[empty] + 1
-    pe = state.active_player[e]
-    state.vp[e, pe] += action_bonus(state, e, pe, INQUISITION, VP_PER_GIFT)
-    request_draws(state, e, PH.INQUISITION_NEXT, hand=1)
+    state.giver_seat[e] = seat[empty] + 1
+    request_draws(state, e, PH.INQUISITION_DECK_GIFT, hand=1)
     h = f[~empty]
-    state.seat[h] = seat[~empty]
+    state.giver_seat[h] = seat[~empty]
     state.current_player[h] = giver[~empty]
     state.phase[h] = PH.INQUISITION_GIFT
 
@@ -323,8 +323,16 @@ def apply_gift(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.hand[g, giver, k] -= 1
     state.hand[g, p, k] += 1
     state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT)  # Succubus
-    state.seat[g] += 1
+    state.giver_seat[g] += 1
     state.current_player[g] = p
+    state.phase[g] = PH.INQUISITION_NEXT
+
+
+def run_inquisition_deck_gift(state: State, g: np.ndarray) -> None:
+    """Phase.INQUISITION_DECK_GIFT: after the draw of a gift from the deck (R8.2). Succubus scores
+    it only if it arrived (R8.3 may have skipped the draw)."""
+    p = state.active_player[g]
+    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT) * state.drawn[g]
     state.phase[g] = PH.INQUISITION_NEXT
 
 

@@ -81,6 +81,7 @@ class Phase(IntEnum):
     DRAW = 35
     DISCARD_NEXT = 36
     DECLARE_CHECK = 37
+    INQUISITION_DECK_GIFT = 38  # after the draw of a gift from the deck (R8.2): Succubus
 
 
 NUM_PHASES = len(Phase)

@@ -120,6 +120,7 @@ AUTOMATIC: dict[Phase, Callable[[State, np.ndarray], None]] = {
     Phase.ACTION: actions.run_action,
     Phase.FESTIVAL_RESOLVE: actions.run_festival_resolve,
     Phase.INQUISITION_NEXT: actions.run_inquisition_next,
+    Phase.INQUISITION_DECK_GIFT: actions.run_inquisition_deck_gift,
     Phase.PHASE3: turn.run_phase3,
     Phase.KEEP_START: turn.run_keep_start,
     Phase.END_TURN: turn.run_end_turn,
@@ -160,7 +161,7 @@ _ORDER = [
     Phase.PILGRIMAGE, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK, Phase.INQUISITION_NEXT,
     Phase.INQUISITION_GIFT, Phase.DISCARD_NEXT, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_HAND,
     Phase.SHORTAGE_MANA, Phase.DISCARD_NEXT, Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK,
-    Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.PHASE3, Phase.DRAW, Phase.KEEP_START,
+    Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.INQUISITION_DECK_GIFT, Phase.PHASE3, Phase.DRAW, Phase.KEEP_START,
     Phase.KEEP,
 ]
 _ORDER = [int(p) for p in _ORDER]

@@ -81,7 +81,9 @@ class State:
     pend: np.ndarray  # (B, 5) pending draws per destination (PEND_*)
     after_draw: np.ndarray  # (B,) phase to continue with once the draws are done
     offer_public: np.ndarray  # (B,) bool: offer revealed to all (Festival) or only to the active player
-    seat: np.ndarray  # (B,) seat offset from the active player (Inquisition givers, discards)
+    giver_seat: np.ndarray  # (B,) Inquisition: seat offset (from the active player) of the next possible giver
+    discard_seat: np.ndarray  # (B,) discard round: seat offset of the player discarding now
+    drawn: np.ndarray  # (B,) cards the draw in progress (or the last one) has delivered
     disc_shortage: np.ndarray  # (B,) bool: the discard round is R8.3's (else Nightmare's)
     disc_return: np.ndarray  # (B,) phase to continue with after a discard round
     short_done: np.ndarray  # (B,) bool: an R8.3 discard round already took place during this draw
@@ -139,7 +141,7 @@ def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet) ->
         rng_key=z(B, dtype=np.uint64), rng_counter=z(B, dtype=np.uint64),
         cmd_card=np.full(B, -1, INT), head_number=z(B), summon_kind=np.full(B, -1, INT),
         pay_need=z(B, 5), pay_any=z(B), paid=z(B, 6), count=z(B), floor=z(B), pend=z(B, 5),
-        after_draw=z(B), offer_public=z(B, dtype=bool), seat=z(B), disc_shortage=z(B, dtype=bool),
+        after_draw=z(B), offer_public=z(B, dtype=bool), giver_seat=z(B), discard_seat=z(B), drawn=z(B), disc_shortage=z(B, dtype=bool),
         disc_return=z(B), short_done=z(B, dtype=bool), last_turn=z(B), stats=z(B, P, NUM_STATS),
     )
 

@@ -200,6 +200,7 @@ def request_draws(state: State, g: np.ndarray, then: int, **counts: np.ndarray |
     for key, n in counts.items():
         state.pend[g, cols[key]] += n
     state.after_draw[g] = then
+    state.drawn[g] = 0
     state.phase[g] = PH.DRAW
 
 
@@ -269,6 +270,7 @@ def run_draw(state: State, g: np.ndarray) -> None:
         i += 1
         live = live[total[live] > i]
     state.rng_counter[g] += drawn
+    state.drawn[g] += drawn.astype(state.drawn.dtype)
     fin = g[~held]
     state.pend[fin] = 0
     state.phase[fin] = state.after_draw[fin]
@@ -298,7 +300,7 @@ def start_discard_round(state: State, g: np.ndarray, shortage: bool, then: int) 
     """Every player, the active one first and then clockwise, discards down to the limits."""
     state.disc_shortage[g] = shortage
     state.disc_return[g] = then
-    state.seat[g] = 0
+    state.discard_seat[g] = 0
     state.phase[g] = PH.DISCARD_NEXT
 
 
@@ -311,7 +313,7 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
     hand = ksum(state.hand[g])[rows, players]
     mana = (ksum(state.mana[g]) + ksum(state.stones[g]))[rows, players]
     hand_over = hand > hand_limit[:, None]
-    over = (hand_over | (mana > mana_limit[:, None])) & (np.arange(P) >= state.seat[g][:, None])
+    over = (hand_over | (mana > mana_limit[:, None])) & (np.arange(P) >= state.discard_seat[g][:, None])
     found = over.any(1)
     fin = g[~found]
     state.phase[fin] = state.disc_return[fin]
@@ -320,7 +322,7 @@ def run_discard_next(state: State, g: np.ndarray) -> None:
         return
     f = g[found]
     seat = np.argmax(over[found], axis=1)
-    state.seat[f] = seat
+    state.discard_seat[f] = seat
     state.current_player[f] = players[found, seat]
     on_hand = hand_over[found, seat]
     short = state.disc_shortage[f]
