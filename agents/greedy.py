@@ -35,10 +35,10 @@ import numpy as np
 
 from aos_env import core
 from aos_env.cards import ACTIONS, BONUS_FIELDS, DEFAULT, NUM_KINDS, CardSet
-from aos_env.core import Phase
+from aos_env.core import OBS_PHASES, Phase
 from aos_env.core.constants import (
-    ACT, MANA_0, NO, NUM_ACTIONS, NUM_DECISION_PHASES, OPTION_A, OPTION_B, STONE, TARGET_1, YES,
-    action_of_number,
+    ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, OPTION_B, STONE, TARGET_1, YES,
+    game_action_of_number as action_of_number,
 )
 
 from .base import BaseAgent, masked_argmax
@@ -130,12 +130,12 @@ class GreedyAgent(BaseAgent):
         obs = obs.astype(np.float64)
         B = obs.shape[0]
         scores = np.zeros((B, NUM_ACTIONS))
-        phase = obs[:, SL["phase"]].argmax(1)
+        phase = obs[:, SL["phase"]].argmax(1)  # position in OBS_PHASES
         for ph in np.unique(phase):
-            if ph >= NUM_DECISION_PHASES:
+            if OBS_PHASES[ph] == Phase.GAME_OVER:
                 continue
             rows = np.nonzero(phase == ph)[0]
-            scores[rows] = self._score(Phase(int(ph)), obs[rows], mask[rows])
+            scores[rows] = self._score(OBS_PHASES[ph], obs[rows], mask[rows])
         # ties: lowest action id (argmax takes the first maximum)
         return masked_argmax(scores, mask)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.core.scoring import end_games, score_lead
 
 from .base import BaseAgent, act_on_state
 from .greedy import GreedyAgent
@@ -140,14 +139,14 @@ class MonteCarloAgent(BaseAgent):
             over = sim.terminated | sim.truncated
             just = np.nonzero(over & ~valued)[0]
             if just.size:  # rewards exist only in the step that ended a game
-                value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * score_lead(sim, just, viewer[just])
+                value[just] = sim.rewards[just, viewer[just]] + MARGIN_WEIGHT * core.score_lead(sim, just, viewer[just])
                 valued[just] = True
             if self.max_rollout_turns is not None:
                 cut = np.nonzero(~over & (sim.turn - start_turn >= self.max_rollout_turns))[0]
                 if cut.size:
                     value[cut] = _leader_value(sim, cut, viewer[cut])
                     valued[cut] = True
-                    end_games(sim, cut, truncated=True)  # our private copy: the engine now ignores these games
+                    core.truncate(sim, cut)  # our private copy: the engine now ignores these games
             live = np.nonzero(~(sim.terminated | sim.truncated))[0]
             if not live.size:
                 break
@@ -169,5 +168,5 @@ def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.nd
     """Outcome of a cut rollout: as if the game ended now (+1 if the viewer leads,
     else -1/(P-1)), plus the small score-margin term."""
     P = state.num_players
-    margin = score_lead(state, g, viewer)
+    margin = core.score_lead(state, g, viewer)
     return np.where(margin > 0, 1.0, -1.0 / (P - 1)) + MARGIN_WEIGHT * margin

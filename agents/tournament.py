@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from aos_env import core
-from aos_env.core.scoring import winners
 
 from .base import act_on_state
 
@@ -100,7 +99,7 @@ def play_games(
                     decisions[names[a]][1] += time.perf_counter() - t
             core.step(state, actions)
         all_games = np.arange(idx.size)
-        w = winners(state, all_games)
+        w = core.winners(state, all_games)
         winner_seat[idx] = np.where(state.terminated, w, -1)
         scores[idx] = core.final_scores(state)
         turns[idx] = state.turn

@@ -37,8 +37,9 @@ MANA_NAMES = ("Lightning", "Tree of Life", "Foxfire", "Silica", "Holy Water")
 #: Icons in colour order: a black spirit shows axes, a green one staves, ...
 ICONS = ("axe", "staff", "sword", "shield", "armour")
 
-#: The seven actions of RULES R6, in command-number order.
-ACTIONS = ("conquest", "research", "alchemy", "prayer", "festival", "inquisition", "pilgrimage")
+#: The seven game actions of R6, in command-number order ("action" alone means an action id).
+GAME_ACTIONS = ("conquest", "research", "alchemy", "prayer", "festival", "inquisition", "pilgrimage")
+ACTIONS = GAME_ACTIONS  # the older name
 TIMINGS = (
     "passive", "on_summon", "start_of_turn", "command", "summon",
     "assist", "end_of_turn", "game_end",
@@ -46,6 +47,7 @@ TIMINGS = (
 
 #: Plain per-copy bonuses (the columns of the bonus tables).
 BONUS_FIELDS = ("vp", "faith", "cards", "stones", "flips", "steal", "vp_per_gift")
+BONUS_VP, BONUS_FAITH, BONUS_CARDS, BONUS_STONES, BONUS_FLIPS, BONUS_STEAL, BONUS_VP_PER_GIFT = range(len(BONUS_FIELDS))
 #: Bonus fields that only make sense for one action.
 _ACTION_ONLY_FIELDS = {"flips": "research", "steal": "conquest", "vp_per_gift": "inquisition"}
 #: What a game-end ability can count (columns of the scoring table).

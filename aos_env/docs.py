@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .cards import BONUS_FIELDS, COLOURS, ICONS, SCORE_SOURCES, CardSet, bonus_row, load_cards
 from .core.constants import MAX_PLAYERS
-from .core.observe import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
+from .core.obs_layout import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
 
 
 def _effect(cards: CardSet, k: int) -> str:
@@ -119,7 +119,7 @@ def observation_markdown() -> str:
 
 def _layout_rows(layout) -> list[str]:
     slices = layout_slices(layout)
-    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} |" for name, n, meaning in layout]
+    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} |" for name, n, _scale, meaning in layout]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -27,26 +27,16 @@ from pettingzoo.utils import wrappers
 from . import core
 from .cards import load_cards
 from .core import Phase
-from .core.engine import check_int, describe_illegal, step_one_legal
-from .core.observe import GLOBAL_LAYOUT, MAX_PLAYERS, SEAT_LAYOUT
+from .checks import check_int
+from .core import describe_illegal
 from .render import agent_name, describe_action, render_text
 
 ENV_NAME = "age_of_summoners_v0"
 _PHASE_NAMES = [p.name for p in Phase]  # by value (building a Phase member costs a microsecond or so)
-#: Observation slices that are not bounded by 1 (raw counts or unbounded scores).
-_UNBOUNDED = {"hand", "offer", "mana", "spirits", "vp", "score", "stones", "hand_size", "mana_total",
-              "spirit_count", "turn", "deck_size", "cost_need", "cost_any", "paid", "mana_colours", "icons",
-              "compared_faith", "command_number", "count", "turns_left"}
-
-
 def observation_box() -> spaces.Box:
-    """The observation vector's space: 0 up to a bound per slice, 1 or unbounded (see core/observe.py)."""
-
-    def highs(layout) -> list[np.ndarray]:
-        return [np.full(n, np.inf if name in _UNBOUNDED else 1.0, dtype=np.float32) for name, n, _ in layout]
-
-    high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
-    return spaces.Box(0.0, high, (core.OBS_DIM,), dtype=np.float32)
+    """The observation vector's space: 0 up to a bound per slice, 1 or unbounded (core.observation_bounds)."""
+    low, high = core.observation_bounds()
+    return spaces.Box(low, high, (core.OBS_DIM,), dtype=np.float32)
 
 
 def env(**kwargs) -> AECEnv:
@@ -143,7 +133,7 @@ class raw_env(AECEnv, EzPickle):
         a = int(action)
         if not (0 <= a < core.NUM_ACTIONS and state.legal_action_mask[0, a]):
             raise ValueError(f"{agent}: " + describe_illegal(state, 0, a).split(": ", 1)[1])
-        step_one_legal(state, a)  # checked just above
+        core.step(state, np.array([a]))
         self._cumulative_rewards[agent] = 0.0
         self._update_after_step()
         self._accumulate_rewards()

@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import core
-from .core.engine import check_int
-from .core.scoring import score_lead
+from .checks import check_int
 
 
 def act_on_state(agent, state, games):
@@ -132,7 +131,7 @@ class LearnerEnv:
 
     def _margin(self, games: np.ndarray) -> np.ndarray:
         """Learner's score minus the best other score, in games ``games``."""
-        return score_lead(self.state, games, self.seat[games])
+        return core.score_lead(self.state, games, self.seat[games])
 
     def observe(self) -> np.ndarray:
         return core.observe(self.state, self.seat)

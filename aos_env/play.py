@@ -18,7 +18,6 @@ import numpy as np
 
 from . import core
 from .env import raw_env
-from .core.scoring import winners
 from .render import agent_name, describe_action, legal_actions_text, render_text
 
 
@@ -103,7 +102,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     if state.truncated[0]:
         print("The game reached the turn limit: nobody wins.", file=out)
     else:
-        winner = int(winners(state, np.zeros(1, dtype=np.int64))[0])
+        winner = int(core.winners(state)[0])
         print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
     return 0
 

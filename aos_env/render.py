@@ -12,38 +12,21 @@ import numpy as np
 
 from .cards import ACTIONS, MANA_NAMES, cost_symbols
 from .core import ACTION_NAMES, Phase, final_scores
-from .core.abilities import compared_faith
 from .core.constants import (
-    ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, STONE, TARGET_1, YES, action_of_number,
+    ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, PEGASUS_FAITH, STONE, TARGET_1, YES, game_action_of_number,
 )
+from .core.phases import PHASES
 from .core.state import State
 
-#: What each decision asks, in words.
-QUESTIONS = {
-    Phase.COMMAND: "Phase I: play a command card from your hand",
-    Phase.LEPRECHAUN: "Start of turn: use Leprechaun (draw, then discard as many)?",
-    Phase.LEPRECHAUN_DISCARD: "Leprechaun: discard a card",
-    Phase.ASMODAI: "Asmodai: count your command card as 0?",
-    Phase.MAIN: "Phase II: summon a spirit or perform the action",
-    Phase.BALDANDERS: "Baldanders: place a card from your hand as mana before paying?",
-    Phase.PAY: "Pay the summoning cost, one mana at a time",
-    Phase.NIGHTMARE_HAND: "Nightmare: discard down to 6 cards in hand",
-    Phase.NIGHTMARE_MANA: "Nightmare: discard down to 7 mana",
-    Phase.CONQUEST_TARGET: "Conquest: whom do you steal 1 VP from?",
-    Phase.RESEARCH_FLIP: "Research: turn a face-up mana into a philosopher's stone",
-    Phase.ALCHEMY: "Alchemy: choose an option",
-    Phase.PRAYER: "Prayer: choose an option",
-    Phase.PRAYER_DISCARD: "Prayer: discard cards (any number), then draw up to 5",
-    Phase.FESTIVAL_PICK: "Festival: which revealed card goes into your mana row?",
-    Phase.INQUISITION_GIFT: "Inquisition: give a card to the active player",
-    Phase.PILGRIMAGE: "Pilgrimage: choose an option",
-    Phase.KEEP: "Phase III: keep one card; the other is assisted to your right neighbour",
-    Phase.BELIAL: "Belial: discard a Lightning mana or a stone for 2 VP?",
-    Phase.DECLARE: "Declare the end of the game?",
-    Phase.SHORTAGE_HAND: "Nothing left to draw (R8.3): discard down to 9 cards in hand",
-    Phase.SHORTAGE_MANA: "Nothing left to draw (R8.3): discard down to 9 mana",
-    Phase.GAME_OVER: "The game is over",
-}
+#: What each decision asks, in words (from the phase table).
+QUESTIONS = {p: (info.question or "The game is over") for p, info in PHASES.items()
+             if info.decision or p == Phase.GAME_OVER}
+
+
+def compared_faith(state: State, b: int) -> np.ndarray:
+    """(P,) faith of game b's players as Festival and Inquisition compare it (Pegasus +2 each)."""
+    pegasus = state.spirits[b].astype(np.int64) @ state.cards.special["pegasus"]
+    return state.faith[b] + PEGASUS_FAITH * pegasus
 
 
 def agent_name(player: int) -> str:
@@ -73,7 +56,7 @@ def describe_action(state: State, b: int, action: int) -> str:
         if ph == Phase.COMMAND:
             head = int(state.head[b, p])
             n = (cards.number[head] if head >= 0 else 0) + cards.number[action]
-            return f"play {card} as command card (number {n}: {ACTIONS[action_of_number(n)].title()})"
+            return f"play {card} as command card (number {n}: {ACTIONS[game_action_of_number(n)].title()})"
         if ph == Phase.MAIN:
             return f"summon {card}"
         if ph == Phase.BALDANDERS:
@@ -101,7 +84,7 @@ def describe_action(state: State, b: int, action: int) -> str:
             return f"discard {what} for 2 VP (Belial)"
         return f"discard {what}"
     if action == ACT:
-        return f"perform {ACTIONS[action_of_number(int(state.command_number[b]))].title()}"
+        return f"perform {ACTIONS[game_action_of_number(int(state.command_number[b]))].title()}"
     if action in (OPTION_A, OPTION_A + 1):
         a = action == OPTION_A
         faith = int(state.faith[b, p])
@@ -142,7 +125,7 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
     ph = Phase(int(state.phase[b]))
     active = int(state.active_player[b])
     scores = final_scores(state)[b]
-    faith_cmp = compared_faith(state, np.array([b]))[0]
+    faith_cmp = compared_faith(state, b)
     lines = []
     turn = int(state.turn[b])
     status = f"turn {turn + 1} (limit {state.max_turns})"
@@ -190,7 +173,7 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
     else:
         if ph not in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
             n = int(state.command_number[b])
-            lines.append(f"Command number {n}: {ACTIONS[action_of_number(n)].title()}")
+            lines.append(f"Command number {n}: {ACTIONS[game_action_of_number(n)].title()}")
         if state.summon_kind[b] >= 0:
             need = cost_symbols(state.pay_need[b], state.pay_any[b])
             total = int(state.pay_need[b].sum() + state.pay_any[b])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -15,8 +13,7 @@ from helpers import action_id
 
 
 def arrays(state: core.State) -> dict[str, np.ndarray]:
-    return {f.name: getattr(state, f.name).copy() for f in dataclasses.fields(state)
-            if isinstance(getattr(state, f.name), np.ndarray)}
+    return {name: getattr(state, name).copy() for name in core.FIELD_NAMES}
 
 
 def assert_same(a: dict, b: dict, where: str = "") -> None:

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aos_env.core.payment import can_pay
-from aos_env.core.zones import forced_units, ordered_choice_mask
+from aos_env.core.np_engine.choice import forced_units, ordered_choice_mask
+from aos_env.core.np_engine.summon import can_pay
 
 
 def take_single_legal_actions(avail: np.ndarray, floor: int, needed: int) -> np.ndarray:
@@ -64,8 +64,8 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
     """R5.2: the engine pays forced units at once; that must equal taking the only legal unit repeatedly."""
     from aos_env import core
     from aos_env.cards import DEFAULT as cards
-    from aos_env.core.payment import pay_forced, pay_mask
-    from aos_env.core.zones import give_up_mana
+    from aos_env.core.np_engine.summon import pay_forced, pay_mask
+    from aos_env.core.np_engine.zones import give_up_mana
     from aos_env.positions import position
 
     if sum(need) + any_ == 0:
@@ -83,7 +83,7 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
     state.pay_need[0] = need
     state.pay_any[0] = any_
     state.paid[0] = 0
-    state.floor[0] = 30
+    state.choice_floor[0] = 30
     reference = state.copy()
     # the old way: one unit at a time while exactly one is legal
     while reference.phase[0] == core.Phase.PAY:
@@ -93,9 +93,9 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
         unit = int(np.argmax(legal))
         give_up_mana(reference, g, reference.active_player[g], np.array([unit]))
         reference.paid[0, unit] += 1
-        reference.floor[0] = 30 + unit
+        reference.choice_floor[0] = 30 + unit
         if reference.paid[0].sum() == sum(need) + any_:
             reference.phase[0] = core.Phase.SUMMON_DONE
     pay_forced(state, g)
-    for name in ("paid", "floor", "phase", "mana", "stones", "discard", "rng_counter"):
+    for name in ("paid", "choice_floor", "phase", "mana", "stones", "discard", "rng_counter"):
         assert np.array_equal(getattr(state, name), getattr(reference, name)), name

@@ -1,22 +1,41 @@
-"""Action ids (INTERFACE.md) and the phases of the engine's state machine."""
+"""Named numbers of the game and of the engine: action ids, colours, mana units, icons, and
+the numbers the rules fix (hand sizes, limits, thresholds). Both engines read them from here.
+
+Action ids (docs/api.md "Actions"):
+
+    0-29  CARD_k        a card of kind k (from hand, or among the cards on offer)
+    30-34 MANA_<colour> a face-up mana of that colour (pay, discard, flip, Belial)
+    35    STONE         a philosopher's stone
+    36    ACT           Phase II: perform the command number's action instead of summoning
+    37-38 OPTION_A/B    the first / second option of Alchemy, Prayer, Pilgrimage
+    39-40 YES / NO      use an optional ability, declare the end / decline, stop, skip
+    41-43 TARGET_1..3   the player 1, 2 or 3 seats to your left (Conquest)
+"""
 
 from __future__ import annotations
 
-from enum import IntEnum
-from types import SimpleNamespace
-
 import numpy as np
 
-from ..cards import COLOURS, NUM_KINDS
+from ..cards import COLOURS, ICONS, NUM_KINDS
 
 K = NUM_KINDS  # 30 card kinds
 MAX_PLAYERS = 4
+MIN_PLAYERS = 2
 
-# ---- actions (INTERFACE.md "Actions") -------------------------------------
-CARD_0 = 0  # CARD_k = k: a card of kind k (hand or offer)
-MANA_BLACK, MANA_GREEN, MANA_RED, MANA_YELLOW, MANA_BLUE = 30, 31, 32, 33, 34
-MANA_0 = MANA_BLACK  # MANA_BLACK + colour index
-STONE = 35
+# ---- colours, mana units, icons (R1.2) ---------------------------------------------------
+NUM_COLOURS = len(COLOURS)  # 5; colour index c has number c + 1
+BLACK, GREEN, RED, YELLOW, BLUE = range(NUM_COLOURS)
+#: A unit of mana to give up (pay, discard, flip, Belial): the five colours, then a stone.
+NUM_UNITS = NUM_COLOURS + 1
+STONE_UNIT = NUM_COLOURS
+NUM_ICONS = len(ICONS)  # a spirit of colour c shows icon c
+AXE, STAFF, SWORD, SHIELD, ARMOUR = range(NUM_ICONS)
+
+# ---- action ids ------------------------------------------------------------------------------
+CARD_0 = 0  # CARD_k = k
+MANA_BLACK, MANA_GREEN, MANA_RED, MANA_YELLOW, MANA_BLUE = range(30, 30 + NUM_COLOURS)
+MANA_0 = MANA_BLACK  # MANA_<colour c> = MANA_0 + c; unit u (STONE_UNIT too) is action MANA_0 + u
+STONE = MANA_0 + STONE_UNIT
 ACT = 36
 OPTION_A = 37
 OPTION_B = 38
@@ -30,75 +49,40 @@ ACTION_NAMES: tuple[str, ...] = (
     + tuple(f"MANA_{c.upper()}" for c in COLOURS)
     + ("STONE", "ACT", "OPTION_A", "OPTION_B", "YES", "NO", "TARGET_1", "TARGET_2", "TARGET_3")
 )
-assert len(ACTION_NAMES) == NUM_ACTIONS
+assert len(ACTION_NAMES) == NUM_ACTIONS and STONE == 35
 
-
-class Phase(IntEnum):
-    """What a game is waiting for.
-
-    Values below ``GAME_OVER`` are decisions a player makes (``state.phase`` of a
-    game returned by ``init``/``step`` is one of them, or ``GAME_OVER``). The
-    values above are internal steps the engine runs by itself inside ``step``.
-    """
-
-    # -- decisions (RULES clause in brackets) --
-    COMMAND = 0  # play a command card from hand: CARD_k (R3.1.1)
-    LEPRECHAUN = 1  # use Leprechaun at the start of the turn: YES / NO
-    LEPRECHAUN_DISCARD = 2  # discard after Leprechaun's draw: CARD_k
-    ASMODAI = 3  # count the command card as 0: YES / NO
-    MAIN = 4  # summon a spirit (CARD_k) or perform the action (ACT) (R3.2)
-    BALDANDERS = 5  # place a hand card as mana before paying: CARD_k / NO
-    PAY = 6  # pay one symbol of the cost: MANA_c / STONE (R5.2)
-    NIGHTMARE_HAND = 7  # Nightmare: discard a card down to 6: CARD_k
-    NIGHTMARE_MANA = 8  # Nightmare: discard mana down to 7: MANA_c / STONE
-    CONQUEST_TARGET = 9  # whom to steal from: TARGET_i (R6.1)
-    RESEARCH_FLIP = 10  # mana to turn into a stone: MANA_c (R6.2)
-    ALCHEMY = 11  # OPTION_A draw+stone / OPTION_B faith+stone (R6.3)
-    PRAYER = 12  # OPTION_A draw 2 / OPTION_B discard then refill to 5 (R6.4)
-    PRAYER_DISCARD = 13  # Prayer (b): discard CARD_k, or NO to stop
-    FESTIVAL_PICK = 14  # Festival: the revealed card to keep as mana: CARD_k (R6.5)
-    INQUISITION_GIFT = 15  # Inquisition: the card to give: CARD_k (R6.6)
-    PILGRIMAGE = 16  # OPTION_A VP = faith / OPTION_B draw + faith (R6.7)
-    KEEP = 17  # Phase III: the drawn card to keep: CARD_k; the other is assisted (R3.3)
-    BELIAL = 18  # Belial: MANA_BLACK / STONE for 2 VP, or NO
-    DECLARE = 19  # declare the end: YES / NO (R7.1)
-    SHORTAGE_HAND = 20  # R8.3: discard a card down to 9: CARD_k
-    SHORTAGE_MANA = 21  # R8.3: discard mana down to 9: MANA_c / STONE
-    GAME_OVER = 22  # finished (terminated or truncated): no legal action
-    # -- internal steps, never visible after init/step --
-    TURN_START = 23
-    LEPRECHAUN_DRAWN = 24
-    COMMAND_START = 25
-    COMMAND_DONE = 26
-    SUMMON_DONE = 27
-    ACTION = 28
-    FESTIVAL_RESOLVE = 29
-    INQUISITION_NEXT = 30
-    PHASE3 = 31
-    KEEP_START = 32
-    END_TURN = 33
-    NEXT_TURN = 34
-    DRAW = 35
-    DISCARD_NEXT = 36
-    DECLARE_CHECK = 37
-    INQUISITION_DECK_GIFT = 38  # after the draw of a gift from the deck (R8.2): Succubus
-
-
-NUM_PHASES = len(Phase)
-
-#: The Phase values as plain ints. Looking up an IntEnum member costs about a
-#: microsecond (EnumType.__getattr__), a namespace attribute a few tens of
-#: nanoseconds; the engine's hot code uses these.
-PH = SimpleNamespace(**{p.name: int(p) for p in Phase})
-NUM_DECISION_PHASES = int(Phase.GAME_OVER)  # decisions are 0 .. GAME_OVER-1
-
-#: Action of each command number (R6 table): index into cards.ACTIONS.
+# ---- the seven game actions (R6), by command number -------------------------------------------
 CONQUEST, RESEARCH, ALCHEMY, PRAYER, FESTIVAL, INQUISITION, PILGRIMAGE = range(7)
+NUM_GAME_ACTIONS = 7
+LOWEST_ACTION_NUMBER, HIGHEST_ACTION_NUMBER = 3, 9  # "3 or less": Conquest, "9 or more": Pilgrimage
+MAX_COMMAND_NUMBER = 10  # two cards of number 5
+
+_GAME_ACTION_OF_NUMBER = np.clip(np.arange(32), LOWEST_ACTION_NUMBER, HIGHEST_ACTION_NUMBER) - LOWEST_ACTION_NUMBER
 
 
-_ACTION_OF_NUMBER = np.clip(np.arange(32), 3, 9) - 3  # a table: np.clip is slow on small arrays
+def game_action_of_number(number: np.ndarray) -> np.ndarray:
+    """Command number -> game action (R6 table; R10.3: <= 3 Conquest, >= 9 Pilgrimage).
+    A table lookup: np.clip is slow on small arrays."""
+    return _GAME_ACTION_OF_NUMBER[np.minimum(number, 31)]
 
 
-def action_of_number(number: np.ndarray) -> np.ndarray:
-    """Command number -> action index (R6, R10.3: <=3 Conquest, >=9 Pilgrimage)."""
-    return _ACTION_OF_NUMBER[np.minimum(number, 31)]
+# ---- numbers the rules fix ---------------------------------------------------------------------
+INITIAL_HAND, INITIAL_MANA, INITIAL_FAITH = 6, 2, 1  # R2.3, R2.4
+FAITH_CAP = 10  # R1.4
+PHASE3_DRAW = 2  # R3.3.1
+DECLARE_SPIRITS, DECLARE_VP = 10, 30  # R7.1
+SHORTAGE_LIMIT = 9  # R8.3: hand and mana limits when nothing is left to draw
+NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT = 6, 7
+PRAYER_DRAW = 2  # R6.4 (a)
+PRAYER_HAND_SIZE = 5  # R6.4 (b)
+FESTIVAL_REVEAL = 2  # R6.5
+INQUISITION_DRAW, INQUISITION_DRAW_4P = 3, 2  # R6.6
+SPHINX_TO_HAND = 3
+BELIAL_COLOUR, BELIAL_VP = BLACK, 2
+PEGASUS_FAITH = 2
+CERBERUS_NUMBERS, CERBERUS_VP = (4, 5), 1
+DEFAULT_MAX_TURNS = 200  # R7.5 [decision]
+
+# ---- columns of State.draw_pend: where pending draws go, in the order they are drawn -------------
+PEND_CMD, PEND_HAND, PEND_MANA, PEND_STONE, PEND_OFFER = range(5)
+NUM_PEND = 5

@@ -1,167 +1,271 @@
-"""The batched game state: a struct of numpy arrays, leading dimension B."""
+"""The batched game state: a struct of arrays with leading dimension B, stored one record per game.
+
+Every field of ``State`` is a numpy array whose first axis is the game (``state.hand[b, p, k]``).
+The fields are views into one structured array, ``state.records``: record b holds game b's
+fields side by side (per-player fields sized for four players; a smaller game uses the first
+P rows). The compiled engine gets that one array in a call instead of some forty (numba unboxes
+each array argument, which would cost more than a step of one game) and works on one game's
+record at a time; the numpy engine works on the field views. Both engines see the same
+fields, with the same dtypes and meanings; ``FIELDS`` lists them.
+
+Assigning to a field writes into its view (``state.vp = 0`` sets every VP to 0), so the fields
+always stay in the records.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
-from ..cards import ACTIONS, BONUS_FIELDS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
-from .constants import NUM_ACTIONS, Phase
-
-K = 30
-
-# Columns of State.pend, in the order pending draws are resolved (zones.run_draw).
-PEND_CMD, PEND_HAND, PEND_MANA, PEND_STONE, PEND_OFFER = range(5)
+from ..cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
+from .constants import K, MAX_PLAYERS, NUM_ACTIONS, NUM_COLOURS, NUM_PEND, NUM_UNITS
+from .phases import Phase
 
 # Columns of State.stats (the same as CardSet.stat_table): per-player totals over the spirits in play.
 STAT_ICONS = slice(0, len(ICONS))  # axe, staff, sword, shield, armour
 STAT_SPECIAL = {name: len(ICONS) + i for i, name in enumerate(SPECIALS)}  # copies with that ability
-_BONUS0 = len(ICONS) + len(SPECIALS)
+STAT_BONUS0 = len(ICONS) + len(SPECIALS)  # first plain-bonus column
 
 
 def stat_bonus(action: int) -> slice:
-    """Columns of the plain bonuses (cards.BONUS_FIELDS order) for action index ``action``."""
-    start = _BONUS0 + action * len(BONUS_FIELDS)
+    """Columns of the plain bonuses (cards.BONUS_FIELDS order) for game action ``action``."""
+    start = STAT_BONUS0 + action * len(BONUS_FIELDS)
     return slice(start, start + len(BONUS_FIELDS))
 
 
-STAT_POINTS = _BONUS0 + len(ACTIONS) * len(BONUS_FIELDS)  # printed points (R7.3)
+STAT_POINTS = STAT_BONUS0 + len(GAME_ACTIONS) * len(BONUS_FIELDS)  # printed points (R7.3)
 STAT_SCORE = slice(STAT_POINTS + 1, STAT_POINTS + 1 + len(SCORE_SOURCES))  # game-end VP per unit of each source
 NUM_STATS = STAT_SCORE.stop
 
-ZONE_DTYPE = np.int8  # at most 4 copies of a kind in any zone
+ZONE_DTYPE = np.int8  # at most 4 copies of a kind in one zone (cards.py checks the card file)
 INT = np.int32
+STAT_DTYPE = np.int16  # totals over at most 110 spirits of small per-copy values (cards.py checks)
 
 
-@dataclass
+@dataclass(frozen=True)
+class Field:
+    """One array of the State: its dtype and its shape per game (a function of P)."""
+
+    name: str
+    dtype: type
+    shape: Callable[[int], tuple[int, ...]]
+    doc: str
+    public: bool = False  # part of the public API (docs/api.md)
+
+
+def _scalar(_p: int) -> tuple[int, ...]:
+    return ()
+
+
+def _per_player(p: int) -> tuple[int, ...]:
+    return (p,)
+
+
+def _per_player_kind(p: int) -> tuple[int, ...]:
+    return (p, K)
+
+
+def _per_kind(_p: int) -> tuple[int, ...]:
+    return (K,)
+
+
+def _fixed(*shape: int) -> Callable[[int], tuple[int, ...]]:
+    return lambda _p: shape
+
+
+#: Every field, in record order. The owner of each internal field is named in its doc: only
+#: that part of the engine writes it, so nested sequences cannot overwrite each other (a draw
+#: may run an R8.3 discard round inside an Inquisition, for instance).
+FIELDS: tuple[Field, ...] = (
+    # -- public --
+    Field("current_player", INT, _scalar, "who must choose now (Inquisition givers and discarders too)", True),
+    Field("active_player", INT, _scalar, "whose turn it is", True),
+    Field("legal_action_mask", np.bool_, _fixed(NUM_ACTIONS), "legal actions of the current player", True),
+    Field("rewards", np.float32, _per_player, "rewards produced by the last step", True),
+    Field("terminated", np.bool_, _scalar, "game over by the rules", True),
+    Field("truncated", np.bool_, _scalar, "game over by the turn limit (R7.5)", True),
+    Field("hand", ZONE_DTYPE, _per_player_kind, "cards in hand, by kind", True),
+    Field("spirits", ZONE_DTYPE, _per_player_kind, "spirits in play, by kind", True),
+    Field("mana", ZONE_DTYPE, _per_player_kind, "face-up mana, by kind, the waiting head included", True),
+    Field("head", INT, _per_player, "kind of the row's waiting head (assisted card), -1 if none", True),
+    Field("stones", ZONE_DTYPE, _per_player_kind, "philosopher's stones, by their hidden kind", True),
+    Field("vp", INT, _per_player, "VP chips", True),
+    Field("faith", INT, _per_player, "faith, 0..10", True),
+    Field("deck", ZONE_DTYPE, _per_kind, "draw pile, by kind", True),
+    Field("discard", ZONE_DTYPE, _per_kind, "discard pile, by kind", True),
+    Field("offer", ZONE_DTYPE, _per_kind, "cards on offer (Phase III draws, Festival reveal), in no other zone",
+          True),
+    Field("phase", INT, _scalar, "what is being decided: a core.Phase value", True),
+    Field("command_number", INT, _scalar, "this turn's command number (after Phase I)", True),
+    Field("declarer", INT, _scalar, "player who declared the end, -1 if none", True),
+    Field("turn", INT, _scalar, "turns played so far", True),
+    # -- the turn (turn.py) --
+    Field("rng_key", np.uint64, _scalar, "rng: the game's key, from its seed"),
+    Field("rng_counter", np.uint64, _scalar, "rng: random numbers used so far"),
+    Field("cmd_card", INT, _scalar, "turn: kind of this turn's command card, -1 if none"),
+    Field("head_number", INT, _scalar, "turn: number of the head the command card went onto (0 if none)"),
+    Field("offer_public", np.bool_, _scalar, "turn: the offer is seen by all (Festival) or by the active player"),
+    Field("last_turn", INT, _scalar, "turn: index of the final turn once the end is declared"),
+    # -- a summon (summon.py) --
+    Field("summon_kind", INT, _scalar, "summon: spirit being summoned, -1 if none"),
+    Field("pay_need", INT, _fixed(NUM_COLOURS), "summon: coloured symbols of the cost being paid"),
+    Field("pay_any", INT, _scalar, "summon: 'any' symbols of the cost being paid"),
+    Field("paid", INT, _fixed(NUM_UNITS), "summon: units paid so far (5 colours, then stones)"),
+    # -- the repeated choice in progress (choice.py); never alive across a draw --
+    Field("choice_left", INT, _scalar, "choice: units still to choose (discards, flips, placements, Belial)"),
+    Field("choice_floor", INT, _scalar, "choice: lowest action id allowed next (units come in ascending order)"),
+    # -- a draw (draws.py) --
+    Field("draw_pend", INT, _fixed(NUM_PEND), "draw: cards still to draw per destination (PEND_*)"),
+    Field("draw_return", INT, _scalar, "draw: phase to continue with once the draw is done"),
+    Field("drawn", INT, _scalar, "draw: cards the draw in progress (or the last one) delivered"),
+    Field("draw_round_done", np.bool_, _scalar, "draw: an R8.3 discard round already took place in this draw"),
+    # -- a discard round: Nightmare or R8.3 (discards.py) --
+    Field("discard_seat", INT, _scalar, "discards: seat offset (from the active player) of the player discarding"),
+    Field("discard_shortage", np.bool_, _scalar, "discards: the round is R8.3's (limits 9/9), else Nightmare's"),
+    Field("discard_return", INT, _scalar, "discards: phase to continue with after the round"),
+    # -- the Inquisition (actions.py) --
+    Field("giver_seat", INT, _scalar, "Inquisition: seat offset of the next player who may give"),
+    # -- derived: per-player totals over the spirits in play --
+    Field("stats", STAT_DTYPE, lambda p: (p, NUM_STATS),
+          "icons, special counts, plain bonuses, points, game-end scoring of the spirits in play"),
+)
+FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
+PUBLIC_FIELDS: tuple[str, ...] = tuple(f.name for f in FIELDS if f.public)
+_FIELD_SET = frozenset(FIELD_NAMES)
+BACKENDS = ("numba", "numpy")
+
+
+def _storage(f: Field) -> tuple:
+    """How a field is stored in a game's record: per-player dims sized for MAX_PLAYERS; bool arrays
+    as uint8 (numba cannot compile nested bool arrays; the field's view is bool again)."""
+    shape = f.shape(MAX_PLAYERS)
+    dtype = np.uint8 if (f.dtype is np.bool_ and shape) else f.dtype
+    return (f.name, dtype, shape)
+
+
+#: One game's record: every field, in FIELDS order, C-aligned.
+GAME_DTYPE = np.dtype([_storage(f) for f in FIELDS], align=True)
+
+
+def bytes_per_game(num_players: int = MAX_PLAYERS) -> int:
+    """Bytes of State per game (one record; the same for 2, 3 and 4 players)."""
+    return GAME_DTYPE.itemsize
+
+
 class State:
-    """A batch of B games of P players.
+    """A batch of B games of P players: the fields of ``FIELDS`` (numpy arrays, first axis B),
+    ``num_players``, ``max_turns``, ``cards`` (the card set) and ``backend`` ("numba" or
+    "numpy": which engine ``core.step`` uses for it)."""
 
-    The public fields are described in INTERFACE.md; the ones after
-    ``turn`` are the engine's bookkeeping for decisions in progress.
-    """
+    def __init__(self, batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str,
+                 records: np.ndarray | None = None) -> None:
+        if records is None:
+            records = np.zeros(batch, dtype=GAME_DTYPE)
+        elif records.dtype != GAME_DTYPE or records.shape != (batch,) or not records.flags.c_contiguous:
+            raise ValueError(f"records must be a contiguous array of {batch} GAME_DTYPE records")
+        object.__setattr__(self, "num_players", num_players)
+        object.__setattr__(self, "max_turns", max_turns)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "backend", backend)
+        object.__setattr__(self, "records", records)
+        object.__setattr__(self, "_every", np.arange(batch, dtype=np.int64))  # all game indices, made once
+        for f in FIELDS:
+            view = records[f.name]
+            if f.shape(MAX_PLAYERS) != f.shape(num_players):  # per-player: the first P rows
+                view = view[:, :num_players]
+            if f.dtype is np.bool_ and view.dtype != np.bool_:
+                view = view.view(np.bool_)
+            object.__setattr__(self, f.name, view)
 
-    num_players: int
-    max_turns: int
-    cards: CardSet = field(repr=False)
-    # -- public (INTERFACE.md) --
-    current_player: np.ndarray  # (B,)
-    active_player: np.ndarray  # (B,)
-    legal_action_mask: np.ndarray  # (B, A) bool
-    rewards: np.ndarray  # (B, P) float32
-    terminated: np.ndarray  # (B,) bool
-    truncated: np.ndarray  # (B,) bool
-    hand: np.ndarray  # (B, P, K)
-    spirits: np.ndarray  # (B, P, K)
-    mana: np.ndarray  # (B, P, K) face-up mana, the waiting head included
-    head: np.ndarray  # (B, P) kind of the waiting head, -1 if none
-    stones: np.ndarray  # (B, P, K) by hidden kind
-    vp: np.ndarray  # (B, P)
-    faith: np.ndarray  # (B, P)
-    deck: np.ndarray  # (B, K)
-    discard: np.ndarray  # (B, K)
-    offer: np.ndarray  # (B, K)
-    phase: np.ndarray  # (B,) Phase values
-    command_number: np.ndarray  # (B,)
-    declarer: np.ndarray  # (B,) -1 if none
-    turn: np.ndarray  # (B,) turns played so far
-    # -- internal --
-    rng_key: np.ndarray  # (B,) uint64
-    rng_counter: np.ndarray  # (B,) uint64
-    cmd_card: np.ndarray  # (B,) kind of this turn's command card, -1 if none
-    head_number: np.ndarray  # (B,) number of the head the command card went onto (0 if none)
-    summon_kind: np.ndarray  # (B,) spirit being summoned, -1 if none
-    pay_need: np.ndarray  # (B, 5) coloured symbols of the cost being paid
-    pay_any: np.ndarray  # (B,) "any" symbols of the cost being paid
-    paid: np.ndarray  # (B, 6) units paid so far: 5 colours, then stones
-    count: np.ndarray  # (B,) choices left in a repeated decision
-    floor: np.ndarray  # (B,) lowest action id allowed next in a repeated decision
-    pend: np.ndarray  # (B, 5) pending draws per destination (PEND_*)
-    after_draw: np.ndarray  # (B,) phase to continue with once the draws are done
-    offer_public: np.ndarray  # (B,) bool: offer revealed to all (Festival) or only to the active player
-    giver_seat: np.ndarray  # (B,) Inquisition: seat offset (from the active player) of the next possible giver
-    discard_seat: np.ndarray  # (B,) discard round: seat offset of the player discarding now
-    drawn: np.ndarray  # (B,) cards the draw in progress (or the last one) has delivered
-    disc_shortage: np.ndarray  # (B,) bool: the discard round is R8.3's (else Nightmare's)
-    disc_return: np.ndarray  # (B,) phase to continue with after a discard round
-    short_done: np.ndarray  # (B,) bool: an R8.3 discard round already took place during this draw
-    last_turn: np.ndarray  # (B,) index of the final turn once the end is declared
-    stats: np.ndarray  # (B, P, NUM_STATS) totals over spirits in play (icons, specials, bonuses);
-    #                    kept up to date at each summon, recomputed by refresh
+    # -- the fields stay views into the records ------------------------------------------------
+    def __setattr__(self, name: str, value) -> None:
+        if name in _FIELD_SET:
+            getattr(self, name)[...] = value
+        elif name in ("num_players", "max_turns", "cards", "records", "_every"):
+            raise AttributeError(f"State.{name} cannot be changed; make a new state (core.init)")
+        else:
+            object.__setattr__(self, name, value)
 
     @property
     def batch_size(self) -> int:
         return int(self.phase.shape[0])
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the state's arrays (the records)."""
+        return int(self.records.nbytes)
+
+    def _like(self, records: np.ndarray, backend: str | None = None) -> "State":
+        return State(records.shape[0], self.num_players, self.max_turns, self.cards, backend or self.backend,
+                     records)
+
     def copy(self) -> "State":
         """A deep copy (the card tables are shared: they are read-only)."""
-        return dataclasses.replace(
-            self,
-            **{f.name: getattr(self, f.name).copy() for f in dataclasses.fields(self) if _is_array(self, f.name)},
-        )
+        return self._like(self.records.copy())
 
-    def take(self, idx: np.ndarray) -> "State":
+    def take(self, idx) -> "State":
         """A new batch made of games ``idx`` of this one (copies; repeats allowed)."""
-        idx = np.asarray(idx)
-        return dataclasses.replace(
-            self, **{f.name: getattr(self, f.name)[idx] for f in dataclasses.fields(self) if _is_array(self, f.name)}
-        )
+        return self._like(self.records[np.asarray(idx, dtype=np.intp).reshape(-1)])
 
-    def put(self, idx: np.ndarray, other: "State") -> None:
+    def put(self, idx, other: "State") -> None:
         """Write the games of ``other`` into positions ``idx`` of this batch."""
-        for f in dataclasses.fields(self):
-            if _is_array(self, f.name):
-                getattr(self, f.name)[idx] = getattr(other, f.name)
+        if other.num_players != self.num_players:
+            raise ValueError(f"put: other has {other.num_players} players, this state {self.num_players}")
+        self.records[np.asarray(idx, dtype=np.intp).reshape(-1)] = other.records
+
+    def with_backend(self, backend: str) -> "State":
+        """The same games (a copy) for the other engine."""
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
+        return self._like(self.records.copy(), backend)
+
+    # -- pickling (multiprocessing, Ray, copy.deepcopy) -----------------------------------------
+    def __getstate__(self) -> dict:
+        return {"num_players": self.num_players, "max_turns": self.max_turns, "cards": self.cards,
+                "backend": self.backend, "records": self.records}
+
+    def __setstate__(self, d: dict) -> None:
+        records = np.ascontiguousarray(d["records"])
+        State.__init__(self, records.shape[0], d["num_players"], d["max_turns"], d["cards"], d["backend"], records)
+
+    def __deepcopy__(self, memo) -> "State":
+        return self.copy()
+
+    def __repr__(self) -> str:
+        return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
+                f"max_turns={self.max_turns})")
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows game 0 as a picture of the table."""
+        try:
+            from ..svg import render_svg  # a wrapper module: imported only when asked
+        except ImportError:
+            return None
+        return render_svg(self, 0)
 
 
-def _is_array(state: State, name: str) -> bool:
-    return isinstance(getattr(state, name), np.ndarray)
-
-
-def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet) -> State:
-    """All-zero state of the right shapes (init fills it)."""
-    B, P = batch, num_players
-
-    def z(*shape, dtype=INT):
-        return np.zeros(shape, dtype=dtype)
-
-    return State(
-        num_players=P, max_turns=max_turns, cards=cards,
-        current_player=z(B), active_player=z(B),
-        legal_action_mask=z(B, NUM_ACTIONS, dtype=bool), rewards=z(B, P, dtype=np.float32),
-        terminated=z(B, dtype=bool), truncated=z(B, dtype=bool),
-        hand=z(B, P, K, dtype=ZONE_DTYPE), spirits=z(B, P, K, dtype=ZONE_DTYPE),
-        mana=z(B, P, K, dtype=ZONE_DTYPE), head=np.full((B, P), -1, INT),
-        stones=z(B, P, K, dtype=ZONE_DTYPE), vp=z(B, P), faith=z(B, P),
-        deck=z(B, K, dtype=ZONE_DTYPE), discard=z(B, K, dtype=ZONE_DTYPE), offer=z(B, K, dtype=ZONE_DTYPE),
-        phase=np.full(B, int(Phase.TURN_START), INT), command_number=z(B), declarer=np.full(B, -1, INT),
-        turn=z(B),
-        rng_key=z(B, dtype=np.uint64), rng_counter=z(B, dtype=np.uint64),
-        cmd_card=np.full(B, -1, INT), head_number=z(B), summon_kind=np.full(B, -1, INT),
-        pay_need=z(B, 5), pay_any=z(B), paid=z(B, 6), count=z(B), floor=z(B), pend=z(B, 5),
-        after_draw=z(B), offer_public=z(B, dtype=bool), giver_seat=z(B), discard_seat=z(B), drawn=z(B), disc_shortage=z(B, dtype=bool),
-        disc_return=z(B), short_done=z(B, dtype=bool), last_turn=z(B), stats=z(B, P, NUM_STATS),
-    )
+def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str) -> State:
+    """A state of the right shapes, all fields zero but the 'none' markers (init fills it)."""
+    state = State(batch, num_players, max_turns, cards, backend)
+    state.head[...] = -1
+    state.declarer[...] = -1
+    state.cmd_card[...] = -1
+    state.summon_kind[...] = -1
+    state.phase[...] = int(Phase.TURN_START)
+    return state
 
 
 def ksum(x: np.ndarray) -> np.ndarray:
     """Cards in a zone: the sum over the last (kind) axis, as int32.
 
-    ``einsum`` sums int8 rows several times faster than ``ndarray.sum`` (which is
-    slow on a short last axis); int8 cannot overflow here, a zone holds at most
-    110 cards.
+    ``einsum`` sums int8 rows several times faster than ``ndarray.sum`` (which is slow on a
+    short last axis); int8 cannot overflow here, a zone holds at most 110 cards.
     """
     return np.einsum("...k->...", x).astype(np.int32)
 
 
-def recompute_stats(state: State) -> None:
+def recompute_stats(state: State, g=slice(None)) -> None:
     """Recompute ``state.stats`` from the spirits in play (after editing zones by hand)."""
-    state.stats[:] = state.spirits.astype(np.int64) @ state.cards.stat_table
-
-
-def add_spirit(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:
-    """Put a spirit of kind k into play for player p, keeping ``stats`` up to date."""
-    state.spirits[g, p, k] += 1
-    state.stats[g, p] += state.cards.stat_table[k]
+    state.stats[g] = state.spirits[g].astype(np.int64) @ state.cards.stat_table

@@ -1,37 +1,33 @@
-"""The seven actions of Phase II (R6), one function group each.
+"""The seven game actions of Phase II (R6), one function group each.
 
 ``run_action`` applies the plain per-action bonuses of the spirits in play
-(``cards.action_bonus``: Imp, Salamander, Unicorn, Undine, Fairy, Golem, ...)
-and hands over to the action's own function. Every action ends with
-``finish_action``: its pending draws are made, then Phase III starts.
+(``cards.action_bonus``: Imp, Salamander, Unicorn, Undine, Fairy, Golem, ...) and hands over to
+the action's own function. Every action ends with ``finish_action``: its pending draws are
+made, then Phase III starts. The Inquisition owns ``giver_seat``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..cards import BONUS_FIELDS
+from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_FIELDS, BONUS_FLIPS, BONUS_STEAL, BONUS_STONES, BONUS_VP
+from ...cards import BONUS_VP_PER_GIFT
+from ..constants import (
+    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, INQUISITION, INQUISITION_DRAW, INQUISITION_DRAW_4P, MANA_0,
+    NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PILGRIMAGE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE, RESEARCH,
+    SWORD, TARGET_1, game_action_of_number,
+)
+from ..phases import PH
+from ..state import STAT_ICONS, State, ksum, stat_bonus
 from . import abilities
-from .constants import (
-    ALCHEMY, CONQUEST, FESTIVAL, INQUISITION, MANA_0, NO, OPTION_A, PILGRIMAGE, PRAYER, RESEARCH,
-    TARGET_1, PH, action_of_number,
-)
-from .state import PEND_HAND, PEND_STONE, STAT_ICONS, State, stat_bonus, ksum
-from .zones import (
-    colour_counts, discard_from_hand, empty_mask, forced_units, last_unit, ordered_choice_mask, request_draws, take_mana, take_mana_colours,
-)
-
-FAITH_CAP = 10  # R1.4
-VP, FAITH, CARDS, STONES, FLIPS, STEAL, VP_PER_GIFT = range(len(BONUS_FIELDS))  # columns of the bonus tables
-
-
-def gain_faith(state: State, g: np.ndarray, p: np.ndarray, n) -> None:
-    """Faith is capped at 10: any gain beyond is lost (R1.4)."""
-    state.faith[g, p] = np.minimum(state.faith[g, p] + n, FAITH_CAP)
+from .chips import gain_faith
+from .choice import discard_from_hand, forced_units, last_unit, ordered_choice_mask
+from .draws import request_draws
+from .zones import colour_counts, empty_mask, take_mana, take_mana_colours
 
 
 def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field: int) -> np.ndarray:
-    """(n,) total of one plain bonus for ``action`` over player p's spirits."""
+    """(n,) total of one plain bonus for game action ``action`` over player p's spirits."""
     return state.stats[g, p, stat_bonus(action).start + field]
 
 
@@ -42,16 +38,16 @@ def finish_action(state: State, g: np.ndarray) -> None:
 
 def run_action(state: State, g: np.ndarray) -> None:
     """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
-    which = action_of_number(state.command_number[g])
+    which = game_action_of_number(state.command_number[g])
     p = state.active_player[g]
     # the spirits' plain bonuses for each game's own action, all games in one gather
     # (n, fields) rather than once per action kind (each call costs the same whatever its size)
     columns = stat_bonus(0).start + which[:, None] * len(BONUS_FIELDS) + np.arange(len(BONUS_FIELDS))
     bonus = state.stats[g[:, None], p[:, None], columns]
-    state.vp[g, p] += bonus[:, VP]
-    gain_faith(state, g, p, bonus[:, FAITH])  # before any choice (Undine: "before you choose")
-    state.pend[g, PEND_HAND] += bonus[:, CARDS]  # drawn with the action's own draws
-    state.pend[g, PEND_STONE] += bonus[:, STONES]
+    state.vp[g, p] += bonus[:, BONUS_VP]
+    gain_faith(state, g, p, bonus[:, BONUS_FAITH])  # before any choice (Undine: "before you choose")
+    state.draw_pend[g, PEND_HAND] += bonus[:, BONUS_CARDS]  # drawn with the action's own draws
+    state.draw_pend[g, PEND_STONE] += bonus[:, BONUS_STONES]
     for a in np.unique(which):
         sel = which == a
         _STARTS[a](state, g[sel], p[sel])
@@ -70,7 +66,7 @@ def _victims(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
 def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """VP per axe and sword icon; then steal 1 VP from one player (from the supply if nobody has one)."""
     icons = state.stats[g, p, STAT_ICONS]
-    state.vp[g, p] += icons[:, 0] + icons[:, 2]  # axe, sword
+    state.vp[g, p] += icons[:, AXE] + icons[:, SWORD]
     victims = _victims(state, g, p)
     baal = abilities.baal_count(state, g, p)
     none = ~victims.any(1)
@@ -78,7 +74,7 @@ def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
     all_of_them = ~none & (baal > 0)
     if all_of_them.any():  # Baal: steal from every victim instead of one
         b, pb = g[all_of_them], p[all_of_them]
-        per_victim = baal[all_of_them] + action_bonus(state, b, pb, CONQUEST, STEAL)
+        per_victim = baal[all_of_them] + action_bonus(state, b, pb, CONQUEST, BONUS_STEAL)
         taken = np.minimum(state.vp[b], per_victim[:, None]) * victims[all_of_them]
         state.vp[b] -= taken
         state.vp[b, pb] += taken.sum(1)
@@ -102,7 +98,7 @@ def apply_conquest_target(state: State, g: np.ndarray, action: np.ndarray) -> No
     P = state.num_players
     p = state.active_player[g]
     victim = (p + action - TARGET_1 + 1) % P
-    n = np.minimum(state.vp[g, victim], 1 + action_bonus(state, g, p, CONQUEST, STEAL))  # Ifrit: 1 more each
+    n = np.minimum(state.vp[g, victim], 1 + action_bonus(state, g, p, CONQUEST, BONUS_STEAL))  # Ifrit: 1 more each
     state.vp[g, victim] -= n
     state.vp[g, p] += n
     finish_action(state, g)
@@ -114,8 +110,8 @@ def apply_conquest_target(state: State, g: np.ndarray, action: np.ndarray) -> No
 def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Score 1 VP per stone first, then turn face-up mana into stones (1, +1 per Homunculus)."""
     state.vp[g, p] += ksum(state.stones[g, p])
-    state.count[g] = 1 + action_bonus(state, g, p, RESEARCH, FLIPS)
-    state.floor[g] = MANA_0
+    state.choice_left[g] = 1 + action_bonus(state, g, p, RESEARCH, BONUS_FLIPS)
+    state.choice_floor[g] = MANA_0
     has_mana = ksum(state.mana[g, p]) > 0
     state.phase[g[has_mana]] = PH.RESEARCH_FLIP  # the engine then makes the forced flips (flip_forced)
     finish_action(state, g[~has_mana])
@@ -125,8 +121,8 @@ def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p])
     mask = empty_mask(g.size)
-    needed = np.minimum(state.count[g], mana.sum(1))
-    mask[:, MANA_0 : MANA_0 + 5] = ordered_choice_mask(mana, state.floor[g] - MANA_0, needed)
+    needed = np.minimum(state.choice_left[g], mana.sum(1))
+    mask[:, MANA_0 : MANA_0 + NUM_COLOURS] = ordered_choice_mask(mana, state.choice_floor[g] - MANA_0, needed)
     return mask
 
 
@@ -134,26 +130,26 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
     p = state.active_player[g]
     k = take_mana(state, g, p, action - MANA_0)
     state.stones[g, p, k] += 1
-    state.floor[g] = action
-    state.count[g] -= 1
-    done = (state.count[g] == 0) | (ksum(state.mana[g, p]) == 0)
+    state.choice_floor[g] = action
+    state.choice_left[g] -= 1
+    done = (state.choice_left[g] == 0) | (ksum(state.mana[g, p]) == 0)
     finish_action(state, g[done])
 
 
 def flip_forced(state: State, g: np.ndarray) -> None:
     """Phase.RESEARCH_FLIP, on arrival: make the forced part of the remaining flips at once
-    (see zones.forced_units)."""
+    (see choice.forced_units)."""
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p]).astype(np.int64)
-    take = forced_units(mana, state.floor[g] - MANA_0, np.minimum(state.count[g], mana.sum(1)))
+    take = forced_units(mana, state.choice_floor[g] - MANA_0, np.minimum(state.choice_left[g], mana.sum(1)))
     hit = take.any(1)
     if not hit.any():
         return
     f, t, pf = g[hit], take[hit], p[hit]
     state.stones[f, pf] += take_mana_colours(state, f, pf, t).astype(state.stones.dtype)
-    state.floor[f] = MANA_0 + last_unit(t)
-    state.count[f] -= t.sum(1)
-    done = (state.count[f] == 0) | (ksum(state.mana[f, pf]) == 0)
+    state.choice_floor[f] = MANA_0 + last_unit(t)
+    state.choice_left[f] -= t.sum(1)
+    done = (state.choice_left[f] == 0) | (ksum(state.mana[f, pf]) == 0)
     finish_action(state, f[done])
 
 
@@ -171,9 +167,9 @@ def apply_alchemy(state: State, g: np.ndarray, action: np.ndarray) -> None:
     """(a) draw 1 card and gain a stone, or (b) gain 1 faith and gain a stone."""
     p = state.active_player[g]
     a = action == OPTION_A
-    state.pend[g, PEND_HAND] += a
+    state.draw_pend[g, PEND_HAND] += a
     gain_faith(state, g[~a], p[~a], 1)
-    state.pend[g, PEND_STONE] += 1
+    state.draw_pend[g, PEND_STONE] += 1
     finish_action(state, g)
 
 
@@ -182,25 +178,23 @@ def apply_pilgrimage(state: State, g: np.ndarray, action: np.ndarray) -> None:
     p = state.active_player[g]
     a = action == OPTION_A
     state.vp[g[a], p[a]] += state.faith[g[a], p[a]]
-    state.pend[g[~a], PEND_HAND] += 1
+    state.draw_pend[g[~a], PEND_HAND] += 1
     gain_faith(state, g[~a], p[~a], 1)
     finish_action(state, g)
 
 
 # ---- R6.4 Prayer ------------------------------------------------------------------
 
-PRAYER_DRAW = 2
-PRAYER_HAND_SIZE = 5
-
 
 def apply_prayer(state: State, g: np.ndarray, action: np.ndarray) -> None:
     """(a) draw 2 cards, or (b) discard any number of cards, then draw up to 5."""
     a = action == OPTION_A
-    state.pend[g[a], PEND_HAND] += PRAYER_DRAW
+    state.draw_pend[g[a], PEND_HAND] += PRAYER_DRAW
     finish_action(state, g[a])
     b = g[~a]
-    state.floor[b] = 0
-    has_cards = ksum(state.hand[b, state.active_player[b]]) > 0
+    state.choice_floor[b] = 0
+    state.choice_left[b] = ksum(state.hand[b, state.active_player[b]])  # at most the whole hand
+    has_cards = state.choice_left[b] > 0
     state.phase[b[has_cards]] = PH.PRAYER_DISCARD
     _prayer_refill(state, b[~has_cards])
 
@@ -210,7 +204,7 @@ def prayer_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
     hand = state.hand[g, state.active_player[g]]
     mask = empty_mask(g.size)
     kinds = np.arange(hand.shape[1])
-    mask[:, : hand.shape[1]] = (hand > 0) & (kinds[None] >= state.floor[g][:, None])
+    mask[:, : hand.shape[1]] = (hand > 0) & (kinds[None] >= state.choice_floor[g][:, None])
     mask[:, NO] = True
     return mask
 
@@ -220,6 +214,7 @@ def apply_prayer_discard(state: State, g: np.ndarray, action: np.ndarray) -> Non
     gd, k = g[d], action[d]
     p = state.active_player[gd]
     discard_from_hand(state, gd, p, k)
+    state.choice_left[gd] -= 1
     empty = ksum(state.hand[gd, p]) == 0
     _prayer_refill(state, np.concatenate([g[~d], gd[empty]]))
 
@@ -227,13 +222,11 @@ def apply_prayer_discard(state: State, g: np.ndarray, action: np.ndarray) -> Non
 def _prayer_refill(state: State, g: np.ndarray) -> None:
     """Draw until the hand holds 5 (Dryad's extra card, already pending, comes on top)."""
     hand_n = ksum(state.hand[g, state.active_player[g]])
-    state.pend[g, PEND_HAND] += np.maximum(PRAYER_HAND_SIZE - hand_n, 0)
+    state.draw_pend[g, PEND_HAND] += np.maximum(PRAYER_HAND_SIZE - hand_n, 0)
     finish_action(state, g)
 
 
 # ---- R6.5 Festival ------------------------------------------------------------------
-
-FESTIVAL_REVEAL = 2
 
 
 def festival(state: State, g: np.ndarray, p: np.ndarray) -> None:
@@ -262,13 +255,6 @@ def run_festival_resolve(state: State, g: np.ndarray) -> None:
     state.phase[pick[~empty]] = PH.FESTIVAL_PICK
 
 
-def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
-    """CARD_k for each kind on offer (Festival pick, Phase III keep)."""
-    mask = empty_mask(g.size)
-    mask[:, : state.offer.shape[1]] = state.offer[g] > 0
-    return mask
-
-
 def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
     """The chosen card goes into the mana row, the other to the discard pile."""
     state.mana[g, state.active_player[g], k] += 1
@@ -284,11 +270,12 @@ def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
 def inquisition(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
     state.giver_seat[g] = 1
-    request_draws(state, g, PH.INQUISITION_NEXT, hand=2 if state.num_players == 4 else 3)
+    request_draws(state, g, PH.INQUISITION_NEXT,
+                  hand=INQUISITION_DRAW_4P if state.num_players == 4 else INQUISITION_DRAW)
 
 
 def run_inquisition_next(state: State, g: np.ndarray) -> None:
-    """Find the next giver, from the active player's left: lower (compared) faith than the active player."""
+    """Find the next giver, from ``giver_seat`` on: lower (compared) faith than the active player."""
     P = state.num_players
     p = state.active_player[g]
     rows = np.arange(g.size)
@@ -322,7 +309,7 @@ def apply_gift(state: State, g: np.ndarray, k: np.ndarray) -> None:
     giver, p = state.current_player[g], state.active_player[g]
     state.hand[g, giver, k] -= 1
     state.hand[g, p, k] += 1
-    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT)  # Succubus
+    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, BONUS_VP_PER_GIFT)  # Succubus
     state.giver_seat[g] += 1
     state.current_player[g] = p
     state.phase[g] = PH.INQUISITION_NEXT
@@ -332,7 +319,7 @@ def run_inquisition_deck_gift(state: State, g: np.ndarray) -> None:
     """Phase.INQUISITION_DECK_GIFT: after the draw of a gift from the deck (R8.2). Succubus scores
     it only if it arrived (R8.3 may have skipped the draw)."""
     p = state.active_player[g]
-    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, VP_PER_GIFT) * state.drawn[g]
+    state.vp[g, p] += action_bonus(state, g, p, INQUISITION, BONUS_VP_PER_GIFT) * state.drawn[g]
     state.phase[g] = PH.INQUISITION_NEXT
 
 

@@ -1,24 +1,23 @@
-"""The turn (R3): start, command phase, summon-or-action, replenish and assist,
-end of turn, the end declaration and the passing of the turn (R7).
+"""The turn (R3): start, command phase, summon-or-action, replenish and assist, end of turn,
+the end declaration and the passing of the turn (R7).
 
-Order of a turn (RULES R3 [decision]): Leprechaun -> command card -> Asmodai
--> summon or action -> draw 2, keep 1, assist (Cerberus) -> Belial -> end
-declaration -> next player.
+Order of a turn (R3 [decision]): Leprechaun -> command card -> Asmodai -> summon or action ->
+draw 2, keep 1, assist (Cerberus) -> Belial -> end declaration -> next player.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_STONES, BONUS_VP
+from ..constants import ACT, DECLARE_SPIRITS, DECLARE_VP, PEND_HAND, PEND_STONE, PHASE3_DRAW, YES
+from ..phases import PH
+from ..state import State, ksum
 from . import abilities, scoring
-from .actions import VP, FAITH, CARDS, STONES, gain_faith
-from .constants import ACT, PH, YES
-from .payment import start_summon, summonable
-from .state import PEND_HAND, PEND_STONE, State, add_spirit, ksum
-from .zones import empty_mask, request_draws
-
-PHASE3_DRAW = 2  # R3.3.1
-DECLARE_SPIRITS, DECLARE_VP = 10, 30  # R7.1
+from .chips import gain_faith
+from .draws import request_draws
+from .summon import start_summon, summonable
+from .zones import empty_mask
 
 
 def run_turn_start(state: State, g: np.ndarray) -> None:
@@ -87,14 +86,15 @@ def run_summon_done(state: State, g: np.ndarray) -> None:
     p = state.active_player[g]
     k = state.summon_kind[g]
     state.hand[g, p, k] -= 1
-    add_spirit(state, g, p, k)
+    state.spirits[g, p, k] += 1
+    state.stats[g, p] += state.cards.stat_table[k].astype(state.stats.dtype)
     state.summon_kind[g] = -1
     cards = state.cards
     bonus = cards.summon_bonus[k]  # (n, fields): Phoenix, Angel
-    state.vp[g, p] += bonus[:, VP]
-    gain_faith(state, g, p, bonus[:, FAITH])
-    state.pend[g, PEND_HAND] += bonus[:, CARDS]
-    state.pend[g, PEND_STONE] += bonus[:, STONES]
+    state.vp[g, p] += bonus[:, BONUS_VP]
+    gain_faith(state, g, p, bonus[:, BONUS_FAITH])
+    state.draw_pend[g, PEND_HAND] += bonus[:, BONUS_CARDS]
+    state.draw_pend[g, PEND_STONE] += bonus[:, BONUS_STONES]
     sphinx = cards.special["sphinx"][k] > 0
     abilities.sphinx_on_summon(state, g[sphinx], p[sphinx], k[sphinx])
     nightmare = cards.special["nightmare"][k] > 0
@@ -142,11 +142,7 @@ def apply_keep(state: State, g: np.ndarray, k: np.ndarray) -> None:
 
 def run_end_turn(state: State, g: np.ndarray) -> None:
     """End-of-turn abilities: Belial (one use per copy, optional)."""
-    p = state.active_player[g]
-    n = abilities.belial_count(state, g, p)
-    state.count[g] = n
-    state.floor[g] = 0
-    state.phase[g] = np.where(n > 0, PH.BELIAL, PH.DECLARE_CHECK)
+    abilities.start_belial(state, g)
 
 
 def run_declare_check(state: State, g: np.ndarray) -> None:

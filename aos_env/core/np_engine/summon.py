@@ -1,36 +1,38 @@
-"""Summoning costs and payment (R5, R10.2).
+"""Summoning (R5): which spirits can be paid for, the cost after reductions (R10.2),
+Baldanders placements and the payment.
 
-A cost is coloured symbols ``need`` (one count per colour) plus ``any``
-symbols. Mana of a colour pays its colour or an "any"; a stone pays anything
-(R4.1). Payment is chosen one unit at a time (MANA_c or STONE), in ascending
-action order (the order never matters, only the multiset), and a unit is
-legal only if the rest of the cost can still be paid with what is left.
+A cost is coloured symbols ``need`` (one count per colour) plus ``any`` symbols. Mana of a
+colour pays its colour or an "any"; a stone pays anything (R4.1). Payment is chosen one unit
+at a time (MANA_c or STONE), in ascending action order (only the multiset matters), and a unit
+is legal only if the rest of the cost can still be paid with what is left. This module owns
+``summon_kind``, ``pay_need``, ``pay_any`` and ``paid``.
 
-Arrays here are colour-first, ``(5, ...)``, and float32: summing over a
-leading axis and multiplying float32 matrices are much faster in numpy than
-reducing a short trailing axis or multiplying integer matrices, and the small
-counts stay exact.
+Arrays here are colour-first, ``(5, ...)``, and float32: summing over a leading axis and
+multiplying float32 matrices are much faster in numpy than reducing a short trailing axis or
+multiplying integer matrices, and the small counts stay exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..constants import MANA_0, NO, NUM_COLOURS, NUM_UNITS, STONE_UNIT
+from ..phases import PH
+from ..state import State, ksum
 from . import abilities
-from .constants import MANA_0, PH
-from .state import State, ksum
-from .zones import colour_counts, give_up_mana, last_unit, take_mana_colours, take_stones
+from .choice import last_unit
+from .zones import colour_counts, empty_mask, give_up_mana, give_up_units
 
-_E = np.eye(5, 6, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
-_GE = (np.arange(5)[:, None] >= np.arange(6)[None, :]).astype(np.float32)  # colour c may follow unit u
-_IS_STONE = (np.arange(6) == 5).astype(np.float32)
+_E = np.eye(NUM_COLOURS, NUM_UNITS, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
+_GE = (np.arange(NUM_COLOURS)[:, None] >= np.arange(NUM_UNITS)[None, :]).astype(np.float32)  # colour c may follow unit u
+_IS_STONE = (np.arange(NUM_UNITS) == STONE_UNIT).astype(np.float32)
 
 
 def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
     """(n,) symbols of its own colour the cost of kind k[i] is lowered by for player p[i].
 
-    Reductions (Gargoyle, Giant) lower only the spirit's own colour, never an
-    "any" symbol, and never below zero (R10.2); a second Giant gets none (R10.4).
+    Reductions (Gargoyle, Giant) lower only the spirit's own colour, never an "any" symbol,
+    and never below zero (R10.2); a second Giant gets none (R10.4).
     """
     reduction = abilities.gargoyle_reduction(state, g, p) + abilities.giant_reduction(state, g, p, k)
     return np.where(abilities.giant_no_reduction(state, g, p, k), 0, reduction)
@@ -46,9 +48,9 @@ def summon_cost_of(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) ->
 def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
     """Whether a cost can be paid (colour-first shapes, broadcasting on the rest).
 
-    need (5, ...), any_ (...), mana (5, ...) face-up mana by colour, stones (...).
-    With Baldanders, up to ``place_n`` hand cards of colours ``place`` (5, ...)
-    may first be added to the mana: the best ones fill missing colours.
+    need (5, ...), any_ (...), mana (5, ...) face-up mana by colour, stones (...). With
+    Baldanders, up to ``place_n`` hand cards of colours ``place`` (5, ...) may first be added
+    to the mana: the best ones fill missing colours.
     """
     missing = np.maximum(need - mana, 0)
     short = missing.sum(0) - stones
@@ -63,21 +65,21 @@ def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
 def summonable(state: State, g: np.ndarray) -> np.ndarray:
     """(n, K) spirits in the active player's hand that can be summoned and paid for (R5.1).
 
-    With Baldanders in play, cards the player may place from hand first count
-    (the spirit itself excluded).
+    With Baldanders in play, cards the player may place from hand first count (the spirit
+    itself excluded).
     """
     cards = state.cards
     p = state.active_player[g]
     hand = state.hand[g, p]
-    # Speed: only the (game, kind) pairs of cards in hand are checked (a hand holds a
-    # few of the 30 kinds), colour-first as (5, pairs).
+    # Speed: only the (game, kind) pairs of cards in hand are checked (a hand holds a few of
+    # the 30 kinds), colour-first as (5, pairs).
     rows, kinds = np.nonzero(hand)
     reduction = cost_reduction(state, g[rows], p[rows], kinds).astype(np.float32)
     need = cards.cost_cf32[:, kinds] - reduction * cards.onehot_cf32[:, kinds]
     np.maximum(need, 0, out=need)
     mana = colour_counts(state, state.mana[g, p]).T[:, rows]  # (5, pairs)
     stones = ksum(state.stones[g, p])[rows]
-    n_place = abilities.baldanders_count(state, g, p)
+    n_place = baldanders_count(state, g, p)
     if not n_place.any():
         ok = can_pay(need, cards.cost_any[kinds], mana, stones)
     else:
@@ -95,36 +97,84 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
     state.pay_need[g] = summon_cost_of(state, g, p, k)
     state.pay_any[g] = state.cards.cost_any[k]
     state.paid[g] = 0
-    n_place = abilities.baldanders_count(state, g, p)
+    n_place = baldanders_count(state, g, p)
     placing = n_place > 0
     b = g[placing]
-    state.count[b] = n_place[placing]
-    state.floor[b] = 0
+    state.choice_left[b] = n_place[placing]
+    state.choice_floor[b] = 0
     state.phase[b] = PH.BALDANDERS
     start_payment(state, g[~placing])
 
 
+# ---- Baldanders: when summoning another spirit, place hand cards as mana first ------------
+
+
+def baldanders_count(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return abilities.count(state, g, p, "baldanders")
+
+
+def baldanders_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """CARD_j: place j (kinds in ascending order) if the summon stays payable; NO: stop placing.
+
+    R10.4: a card the summon does not need may be placed too.
+    """
+    cards = state.cards
+    p = state.active_player[g]
+    rows = np.arange(g.size)
+    hand = state.hand[g, p].astype(np.float32)
+    hand[rows, state.summon_kind[g]] -= 1  # the spirit being summoned stays in hand until paid
+    onehot = cards.onehot_cf32[:, None, :]  # (5, 1, K)
+    mana = colour_counts(state, state.mana[g, p]).T[:, :, None]  # (5, n, 1)
+    stones = ksum(state.stones[g, p])[:, None]
+    need = state.pay_need[g].T[:, :, None]
+    any_ = state.pay_any[g][:, None]
+    # colours of the hand cards of kind >= j that could still be placed after j
+    later = np.cumsum((hand[None] * onehot)[:, :, ::-1], axis=2)[:, :, ::-1] - onehot
+    place_ok = can_pay(need, any_, mana + onehot, stones, np.maximum(later, 0), (state.choice_left[g] - 1)[:, None])
+    kinds = np.arange(hand.shape[1])
+    mask = empty_mask(g.size)
+    mask[:, : hand.shape[1]] = place_ok & (hand > 0) & (kinds[None] >= state.choice_floor[g][:, None])
+    mask[:, NO] = can_pay(need[:, :, 0], any_[:, 0], mana[:, :, 0], stones[:, 0])
+    return mask
+
+
+def apply_baldanders(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    place = action < NO
+    b, k = g[place], action[place]
+    p = state.active_player[b]
+    state.hand[b, p, k] -= 1
+    state.mana[b, p, k] += 1
+    state.choice_floor[b] = k
+    state.choice_left[b] -= 1
+    done = np.concatenate([g[~place], b[state.choice_left[b] == 0]])
+    start_payment(state, done)
+
+
+# ---- R5.2 payment ---------------------------------------------------------------------------
+
+
 def start_payment(state: State, g: np.ndarray) -> None:
     """Go to PAY, or straight to the summon when nothing is left to pay."""
-    state.floor[g] = MANA_0
-    free = state.pay_need[g].sum(1) + state.pay_any[g] == 0
+    state.choice_floor[g] = MANA_0
+    state.choice_left[g] = state.pay_need[g].sum(1) + state.pay_any[g] - state.paid[g].sum(1)  # units to pay
+    free = state.choice_left[g] == 0
     state.phase[g] = np.where(free, PH.SUMMON_DONE, PH.PAY)  # the engine then takes the forced units (pay_forced)
 
 
 def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
     """(n, 6) units (MANA_c, STONE) that keep the rest of the cost payable.
 
-    For each candidate unit u (last axis): pay it, then check the rest can be
-    paid with what is left, using only colours from u on (ascending order).
+    For each candidate unit u (last axis): pay it, then check the rest can be paid with what
+    is left, using only colours from u on (ascending order).
     """
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p])  # (n, 5)
     stones = ksum(state.stones[g, p]).astype(np.float32)
     paid = state.paid[g].astype(np.float32)  # (n, 6)
     need = state.pay_need[g].T.astype(np.float32)[:, :, None]  # (5, n, 1)
-    paid_col = paid[:, :5].T[:, :, None] + _E[:, None, :]  # (5, n, u) after paying u
+    paid_col = paid[:, :NUM_COLOURS].T[:, :, None] + _E[:, None, :]  # (5, n, u) after paying u
     left_mana = (mana.T[:, :, None] - _E[:, None, :]) * _GE[:, None, :]  # (5, n, u) still usable
-    paid_stones = paid[:, 5:6] + _IS_STONE  # (n, u)
+    paid_stones = paid[:, STONE_UNIT:] + _IS_STONE  # (n, u)
     left_stones = stones[:, None] - _IS_STONE
     to_pay = (state.pay_need[g].sum(1) + state.pay_any[g] - paid.sum(1) - 1)[:, None]  # (n, 1)
     missing = np.maximum(need - paid_col, 0)
@@ -132,14 +182,15 @@ def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
     short = missing.sum(0) - paid_stones - np.minimum(to_pay, fills + left_stones)
     avail = np.concatenate([mana, stones[:, None]], axis=1)
     ok = (avail > 0) & (to_pay >= 0) & (left_mana.sum(0) + left_stones >= to_pay) & (short <= 0)
-    return ok & (np.arange(6)[None] >= (state.floor[g] - MANA_0)[:, None])
+    return ok & (np.arange(NUM_UNITS)[None] >= (state.choice_floor[g] - MANA_0)[:, None])
 
 
 def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     """Pay one unit: the mana (or a random stone) goes to the discard pile (R5.2)."""
     give_up_mana(state, g, state.active_player[g], unit)
     state.paid[g, unit] += 1
-    state.floor[g] = MANA_0 + unit
+    state.choice_floor[g] = MANA_0 + unit
+    state.choice_left[g] -= 1
     done = state.paid[g].sum(1) == state.pay_need[g].sum(1) + state.pay_any[g]
     state.phase[g[done]] = PH.SUMMON_DONE
 
@@ -153,16 +204,14 @@ def _after(x: np.ndarray) -> np.ndarray:
 def pay_forced(state: State, g: np.ndarray) -> None:
     """Phase.PAY, on arrival: pay at once the units of the payment that are forced.
 
-    Taking the single legal unit again and again gives the same result, in
-    one engine pass per unit; this computes it directly. A unit is forced
-    while every way of completing the payment starts with it. Going through
-    the units u from the floor up: if the number x_u of u every completion
-    pays is fixed (least == most), it is paid and the next unit is looked
-    at; otherwise the least number is paid and the rest is the player's
-    choice. With D the coloured symbols still missing (d_c each), R the
-    units left, ps the stones paid so far, and after u only the mana W that
-    can fill missing symbols (plus stones) and A in all, a completion pays
-    x_u = v of colour u exactly when
+    Taking the single legal unit again and again gives the same result, in one engine pass per
+    unit; this computes it directly. A unit is forced while every way of completing the
+    payment starts with it. Going through the units u from the floor up: if the number x_u of
+    u every completion pays is fixed (least == most), it is paid and the next unit is looked
+    at; otherwise the least number is paid and the rest is the player's choice. With D the
+    coloured symbols still missing (d_c each), R the units left, ps the stones paid so far,
+    and after u only the mana W that can fill missing symbols (plus stones) and A in all, a
+    completion pays x_u = v of colour u exactly when
 
         v >= R - A,   v >= (D - ps) - W,   v <= d_u + R - (D - ps),
 
@@ -177,25 +226,24 @@ def pay_forced(state: State, g: np.ndarray) -> None:
     need = state.pay_need[g].astype(np.int64)
     paid = state.paid[g].astype(np.int64)
     left = need.sum(1) + state.pay_any[g] - paid.sum(1)  # R
-    floor = (state.floor[g] - MANA_0).astype(np.int64)
-    take = np.zeros((n, 6), dtype=np.int64)
+    floor = (state.choice_floor[g] - MANA_0).astype(np.int64)
+    take = np.zeros((n, NUM_UNITS), dtype=np.int64)
     open_ = left > 0  # still deciding which units are forced
-    # Speed: this runs for every payment step, so all that does not depend on what
-    # is taken is computed once: d_u, and A and W after u as suffix sums over colours
-    # (the units after u are not taken yet when u is looked at); R and D - ps are
-    # then kept up to date as units are taken.
-    d = np.maximum(need - paid[:, :5], 0)  # missing colour symbols
+    # Speed: all that does not depend on what is taken is computed once: d_u, and A and W
+    # after u as suffix sums over colours (the units after u are not taken yet when u is
+    # looked at); R and D - ps are then kept up to date as units are taken.
+    d = np.maximum(need - paid[:, :NUM_COLOURS], 0)  # missing colour symbols
     a_after = _after(mana) + stones[:, None]  # (n, 5): A after unit u
     w_after = _after(np.minimum(d, mana)) + stones[:, None]  # (n, 5): W after unit u
     r = left  # R: units still to pay
-    q = d.sum(1) - paid[:, 5]  # D - ps: symbols the stones still have to cover
-    for u in range(6):
+    q = d.sum(1) - paid[:, STONE_UNIT]  # D - ps: symbols the stones still have to cover
+    for u in range(NUM_UNITS):
         if not open_.any():
             break
         at = open_ & (floor <= u)
         if not at.any():
             continue
-        if u == 5:
+        if u == STONE_UNIT:
             lo = hi = r  # only stones remain
         else:
             lo = np.maximum(np.maximum(r - a_after[:, u], q - w_after[:, u]), 0)
@@ -204,15 +252,15 @@ def pay_forced(state: State, g: np.ndarray) -> None:
         take[:, u] = x
         open_ &= ~at | (lo == hi)  # a real choice about u: stop there
         r = r - x
-        q = q - (np.minimum(x, d[:, u]) if u < 5 else x)
+        q = q - (np.minimum(x, d[:, u]) if u < STONE_UNIT else x)
         open_ &= r > 0
     hit = take.any(1)
     if not hit.any():
         return
     h, t, ph = g[hit], take[hit], p[hit]
-    removed = take_mana_colours(state, h, ph, t[:, :5]) + take_stones(state, h, ph, t[:, 5])
-    state.discard[h] += removed.astype(state.discard.dtype)
+    give_up_units(state, h, ph, t)
     state.paid[h] += t
-    state.floor[h] = MANA_0 + last_unit(t)
+    state.choice_floor[h] = MANA_0 + last_unit(t)
+    state.choice_left[h] -= t.sum(1)
     done = state.paid[h].sum(1) == state.pay_need[h].sum(1) + state.pay_any[h]
     state.phase[h[done]] = PH.SUMMON_DONE

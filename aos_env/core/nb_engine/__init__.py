@@ -1,0 +1,100 @@
+"""The compiled engine: the rules again, as per-game scalar code compiled with numba, with the batch
+a compiled loop over games. Same phases in the same modules as the numpy reference (``np_engine``),
+the same State fields, and the same games: the per-game random stream is used in the same order.
+
+This module is the Python side: it hands the kernels the State's records and the card tables (a
+few arrays per call) and turns their status codes into errors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..obs_layout import OBS_DIM
+from ..state import State
+from . import engine as _k
+from .tables import card_tables
+
+#: Batches at least this large are stepped on all cores (prange); below it the threads cost more
+#: than they save (measured with benchmarks/engine_throughput.py on 2 cores).
+PARALLEL_MIN_GAMES = 512
+
+
+def _bug() -> RuntimeError:
+    return RuntimeError("engine bug: a decision with no legal action (please report it with the seed)")
+
+
+def setup(state: State, seeds: np.ndarray) -> None:
+    """Set up every game of a fresh state (R2) with its seed, advancing to its first decision."""
+    B = state.batch_size
+    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+    kernel = _k.setup_batch_parallel if B >= PARALLEL_MIN_GAMES else _k.setup_batch
+    if kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
+        raise _bug()
+
+
+def step(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """Apply legal actions of unfinished games g (checked by the caller), then advance them."""
+    B = state.batch_size
+    kernel = _k.step_batch_parallel if g.size >= PARALLEL_MIN_GAMES else _k.step_batch
+    status = kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns,
+                    np.ascontiguousarray(g, dtype=np.int64), np.ascontiguousarray(action, dtype=np.int64))
+    if status == _k.ENGINE_BUG:
+        raise _bug()
+    if status != _k.OK:
+        raise AssertionError("step: an action the caller checked is illegal")
+
+
+def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
+    """Check and step in one call: -1 if done, else the position in ``games`` of the first game
+    whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
+    kernel = _k.step_batch_parallel if games.size >= PARALLEL_MIN_GAMES else _k.step_batch
+    status = kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns, games, actions)
+    if status == _k.ENGINE_BUG:
+        raise _bug()
+    return status
+
+
+def try_step_one(state: State, action: int) -> bool:
+    """Check and step a batch of one game: False (nothing changed) if ``action`` is illegal."""
+    status = _k.step_one(state.records, card_tables(state.cards), state.num_players, state.max_turns, action)
+    if status == _k.ENGINE_BUG:
+        raise _bug()
+    return status == _k.OK
+
+
+def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+    """(n, OBS_DIM) float32 observations of ``player[i]`` in games ``games`` (default: all)."""
+    B = state.batch_size
+    if games is None:
+        games = np.arange(B, dtype=np.int64)
+    n = games.size
+    out = np.zeros((n, OBS_DIM), dtype=np.float32)
+    kernel = _k.observe_batch_parallel if n >= PARALLEL_MIN_GAMES else _k.observe_batch
+    kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns,
+           np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(player, dtype=np.int64), out)
+    return out
+
+
+def observe_one(state: State, player: int) -> np.ndarray:
+    """(1, OBS_DIM) observation of ``player`` in a batch of one game (the AEC env's fast path)."""
+    return _k.observe_one_game(state.records, card_tables(state.cards), state.num_players, state.max_turns, player)
+
+
+def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
+    """(n, P) int32 final scores (R7.3) of games g (default: all)."""
+    if g is None:
+        g = np.arange(state.batch_size, dtype=np.int64)
+    out = np.zeros((g.size, state.num_players), dtype=np.int32)
+    _k.scores_batch(state.records, state.num_players, np.ascontiguousarray(g, dtype=np.int64), out)
+    return out
+
+
+def refresh_turn_start(state: State, live: np.ndarray) -> None:
+    """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
+    _k.refresh_batch(state.records, card_tables(state.cards), state.num_players,
+                     np.ascontiguousarray(live, dtype=np.int64))
+
+
+__all__ = ["setup", "step", "try_step", "try_step_one", "observe", "observe_one", "final_scores",
+           "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]

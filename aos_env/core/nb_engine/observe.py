@@ -1,0 +1,122 @@
+"""Player-relative observations (R9) for one game, laid out as ``obs_layout`` says; the scalar twin
+of ``np_engine/observe.py`` (every entry raw / scale in float64, then float32, so both engines
+give the same bits)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_ICONS, NUM_UNITS
+from ..obs_layout import G, GLOBAL_DIM, OBS_DIM, S, SEAT_DIM
+from ..phases import IS_REPEATED, OBS_PHASE_INDEX, Phase
+from ..state import STAT_ICONS
+from . import abilities
+from ._jit import jit
+from .actions import game_action_of_number
+from .scoring import final_score
+from .zones import zone_size
+
+_OBS_PHASE = np.array(OBS_PHASE_INDEX, dtype=np.int64)
+_REPEATED = np.array(IS_REPEATED, dtype=np.bool_)
+_ICON0 = STAT_ICONS.start
+# global slices: start offsets
+_NUM_PLAYERS, _PHASE, _ACTION = G["num_players"].start, G["phase"].start, G["action"].start
+_COMMAND_NUMBER, _HEAD_NUMBER = G["command_number"].start, G["head_number"].start
+_DECK, _DISCARD, _TURN, _DECLARED = G["deck_size"].start, G["discard_size"].start, G["turn"].start, G["declared"].start
+_TURNS_LEFT, _COUNT, _FLOOR = G["turns_left"].start, G["count"].start, G["floor"].start
+_SUMMONING, _COST_NEED, _COST_ANY, _PAID = G["summoning"].start, G["cost_need"].start, G["cost_any"].start, G["paid"].start
+_OFFER_SIZE, _OFFER, _HAND = G["offer_size"].start, G["offer"].start, G["hand"].start
+# seat slices: offsets inside a seat block
+_PRESENT, _IS_ACTIVE, _IS_CURRENT, _IS_DECLARER = S["present"].start, S["is_active"].start, S["is_current"].start, S["is_declarer"].start
+_VP, _FAITH, _CMP_FAITH, _HAND_SIZE = S["vp"].start, S["faith"].start, S["compared_faith"].start, S["hand_size"].start
+_STONES, _MANA_TOTAL, _SPIRIT_COUNT, _SCORE = S["stones"].start, S["mana_total"].start, S["spirit_count"].start, S["score"].start
+_MANA_COLOURS, _ICONS, _HAS_HEAD, _HEAD = S["mana_colours"].start, S["icons"].start, S["has_head"].start, S["head"].start
+_MANA, _SPIRITS = S["mana"].start, S["spirits"].start
+
+
+@jit
+def _f(x, scale):
+    """An entry: raw / scale, divided in float64, stored as float32."""
+    return np.float32(np.float64(x) / scale)
+
+
+@jit
+def _no_command_number_yet(r):
+    """Before Phase I, or while a draw of it (a start-of-turn or command-card draw) is held up by
+    an R8.3 discard round."""
+    ph = r.phase
+    if ph == Phase.LEPRECHAUN or ph == Phase.LEPRECHAUN_DISCARD or ph == Phase.COMMAND or ph == Phase.GAME_OVER:
+        return True
+    if ph == Phase.SHORTAGE_HAND or ph == Phase.SHORTAGE_MANA:
+        back = r.draw_return
+        return back == Phase.LEPRECHAUN_DRAWN or back == Phase.COMMAND_DONE
+    return False
+
+
+@jit
+def observe_one(r, t, P, max_turns, player, out):
+    """Write player ``player``'s observation of game b into ``out`` (OBS_DIM,), which is zero."""
+    out[_NUM_PLAYERS + P - 2] = 1.0
+    ph = r.phase
+    out[_PHASE + _OBS_PHASE[ph]] = 1.0
+    played = not _no_command_number_yet(r)
+    if played:
+        out[_ACTION + game_action_of_number(r.command_number)] = 1.0
+    out[_COMMAND_NUMBER] = _f(r.command_number, 10.0)
+    out[_HEAD_NUMBER] = _f(r.head_number if played else 0, 10.0)
+    out[_DECK] = _f(zone_size(r.deck), 110.0)
+    out[_DISCARD] = _f(zone_size(r.discard), 110.0)
+    out[_TURN] = _f(r.turn, np.float64(max_turns))
+    if r.declarer >= 0:
+        out[_DECLARED] = 1.0
+        out[_TURNS_LEFT] = _f(r.last_turn - r.turn + 1, np.float64(P))
+    if _REPEATED[ph]:
+        out[_COUNT] = _f(r.choice_left, 10.0)
+        out[_FLOOR] = _f(r.choice_floor, 44.0)
+    if r.summon_kind >= 0:
+        out[_SUMMONING + r.summon_kind] = 1.0
+        for c in range(NUM_COLOURS):
+            out[_COST_NEED + c] = _f(r.pay_need[c], 5.0)
+        out[_COST_ANY] = _f(r.pay_any, 5.0)
+        for u in range(NUM_UNITS):
+            out[_PAID + u] = _f(r.paid[u], 5.0)
+    out[_OFFER_SIZE] = _f(zone_size(r.offer), 2.0)
+    if r.offer_public or player == r.active_player:
+        for k in range(K):
+            out[_OFFER + k] = r.offer[k]
+    for k in range(K):
+        out[_HAND + k] = r.hand[player, k]
+    for seat in range(P):
+        q = (player + seat) % P
+        o = GLOBAL_DIM + seat * SEAT_DIM
+        out[o + _PRESENT] = 1.0
+        out[o + _IS_ACTIVE] = q == r.active_player
+        out[o + _IS_CURRENT] = q == r.current_player
+        out[o + _IS_DECLARER] = q == r.declarer
+        out[o + _VP] = _f(r.vp[q], 30.0)
+        out[o + _FAITH] = _f(r.faith[q], 10.0)
+        out[o + _CMP_FAITH] = _f(abilities.compared_faith(r, q), 10.0)
+        stones = zone_size(r.stones[q])
+        out[o + _HAND_SIZE] = _f(zone_size(r.hand[q]), 10.0)
+        out[o + _STONES] = _f(stones, 10.0)
+        out[o + _MANA_TOTAL] = _f(zone_size(r.mana[q]) + stones, 10.0)
+        out[o + _SPIRIT_COUNT] = _f(zone_size(r.spirits[q]), 10.0)
+        out[o + _SCORE] = _f(final_score(r, q), 50.0)
+        for c in range(NUM_COLOURS):
+            n = 0
+            for k in range(K):
+                if t.colour[k] == c:
+                    n += r.mana[q, k]
+            out[o + _MANA_COLOURS + c] = _f(n, 5.0)
+        for i in range(NUM_ICONS):
+            out[o + _ICONS + i] = _f(r.stats[q, _ICON0 + i], 5.0)
+        h = r.head[q]
+        if h >= 0:
+            out[o + _HAS_HEAD] = 1.0
+            out[o + _HEAD + h] = 1.0
+        for k in range(K):
+            out[o + _MANA + k] = r.mana[q, k]
+            out[o + _SPIRITS + k] = r.spirits[q, k]
+
+
+assert OBS_DIM == GLOBAL_DIM + MAX_PLAYERS * SEAT_DIM

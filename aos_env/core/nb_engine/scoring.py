@@ -1,0 +1,58 @@
+"""Final scores (R7.3), the end of a game and its terminal rewards (R7.4, R7.5) for one game;
+the scalar twin of ``np_engine/scoring.py``."""
+
+from __future__ import annotations
+
+from ..constants import NUM_ACTIONS, NUM_ICONS
+from ..phases import Phase
+from ..state import STAT_ICONS, STAT_POINTS, STAT_SCORE
+from ._jit import jit
+from .zones import zone_size
+
+_ICON0 = STAT_ICONS.start
+_SCORE0 = STAT_SCORE.start  # game-end VP per unit of: the 5 icons, full icon sets, stones, faith
+_SET, _STONE, _FAITH = NUM_ICONS, NUM_ICONS + 1, NUM_ICONS + 2
+
+
+@jit
+def final_score(r, p):
+    """VP chips + printed points + game-end abilities (Titania, Chimera, Ouroboros, Seraph)."""
+    score = r.vp[p] + r.stats[p, STAT_POINTS]
+    full_sets = r.stats[p, _ICON0]
+    for i in range(NUM_ICONS):
+        icons = r.stats[p, _ICON0 + i]
+        score += r.stats[p, _SCORE0 + i] * icons
+        full_sets = min(full_sets, icons)
+    score += r.stats[p, _SCORE0 + _SET] * full_sets
+    score += r.stats[p, _SCORE0 + _STONE] * zone_size(r.stones[p])
+    score += r.stats[p, _SCORE0 + _FAITH] * r.faith[p]
+    return score
+
+
+@jit
+def winner(r, P):
+    """Highest score; ties go to the tied player nearest the declarer's left (R7.4)."""
+    best = final_score(r, 0)
+    for p in range(1, P):
+        best = max(best, final_score(r, p))
+    d = max(r.declarer, 0)
+    for i in range(1, P + 1):  # from the declarer's left round to the declarer
+        p = (d + i) % P
+        if final_score(r, p) == best:
+            return p
+    return 0
+
+
+@jit
+def end_game(r, t, P, truncated):
+    """Finish the game: winner +1, others -1/(P-1); a truncated game (R7.5) gives 0 to all."""
+    if truncated:
+        r.truncated = True
+    else:
+        r.terminated = True
+        w = winner(r, P)
+        for p in range(P):
+            r.rewards[p] = 1.0 if p == w else -1.0 / (P - 1)
+    r.phase = Phase.GAME_OVER
+    for a in range(NUM_ACTIONS):
+        r.legal_action_mask[a] = False

@@ -1,0 +1,124 @@
+"""Moving cards between zones, for one game ``b``: mana by colour, stones, the deck, the discard
+pile, hands (the scalar twin of ``np_engine/zones.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..constants import K, NUM_COLOURS, STONE_UNIT
+from . import rng
+from ._jit import jit
+
+
+@jit
+def zone_size(row):
+    """Cards in a zone row (counts by kind)."""
+    n = 0
+    for k in range(K):
+        n += row[k]
+    return n
+
+
+@jit
+def mana_total(r, p):
+    """Face-up mana plus stones of player p (the waiting head counts, R4.3)."""
+    return zone_size(r.mana[p]) + zone_size(r.stones[p])
+
+
+@jit
+def colour_count(r, t, p, colour):
+    """Face-up mana of ``colour`` of player p, the waiting head included."""
+    n = 0
+    for k in range(K):
+        if t.colour[k] == colour:
+            n += r.mana[p, k]
+    return n
+
+
+@jit
+def givable(r, p, k):
+    """Face-up mana of kind k of player p that may be given up: not the waiting head (R4.3)."""
+    n = np.int64(r.mana[p, k])
+    if r.head[p] == k:
+        n -= 1
+    return n
+
+
+@jit
+def choosable_units(r, t, p, out):
+    """``out`` (6,) = units that may be given up: face-up mana by colour (not the waiting head),
+    then stones."""
+    for u in range(NUM_COLOURS + 1):
+        out[u] = 0
+    for k in range(K):
+        out[t.colour[k]] += givable(r, p, k)
+    out[STONE_UNIT] = zone_size(r.stones[p])
+
+
+@jit
+def take_mana(r, t, p, colour):
+    """Remove one face-up mana of ``colour`` (not the waiting head) and return its kind: the
+    lowest kind of that colour (mana of one colour is interchangeable in play)."""
+    for k in range(K):
+        if t.colour[k] == colour and givable(r, p, k) > 0:
+            r.mana[p, k] -= 1
+            return k
+    return -1
+
+
+@jit
+def random_kind(r, row):
+    """A kind drawn with probability proportional to the counts ``row`` (one random number)."""
+    x = rng.randint(r, zone_size(row))
+    return kind_at(row, x)
+
+
+@jit
+def kind_at(row, r):
+    """The kind of card number r (0-based) of a zone, counting kinds in order."""
+    c = 0
+    for k in range(K):
+        c += row[k]
+        if c > r:
+            return k
+    return K - 1
+
+
+@jit
+def take_stone(r, p):
+    """Remove one of player p's stones, a random one (nobody knows their faces)."""
+    k = random_kind(r, r.stones[p])
+    r.stones[p, k] -= 1
+    return k
+
+
+@jit
+def give_up_unit(r, t, p, unit):
+    """Move one unit (colour 0..4, or STONE_UNIT: a stone) of player p to the discard pile."""
+    if unit == STONE_UNIT:
+        k = take_stone(r, p)
+    else:
+        k = take_mana(r, t, p, unit)
+    r.discard[k] += 1
+    return k
+
+
+@jit
+def give_up_units(r, t, p, take):
+    """Move ``take`` (6,) units of player p to the discard pile: the colours lowest kinds first,
+    then the stones one by one (as ``give_up_unit`` repeated)."""
+    for c in range(NUM_COLOURS):
+        for _ in range(take[c]):
+            k = take_mana(r, t, p, c)
+            r.discard[k] += 1
+    for _ in range(take[STONE_UNIT]):
+        k = take_stone(r, p)
+        r.discard[k] += 1
+
+
+@jit
+def draw_from_deck(r):
+    """Take a uniformly random card of the deck (which must not be empty)."""
+    k = random_kind(r, r.deck)
+    r.deck[k] -= 1
+    return k

@@ -1,0 +1,309 @@
+"""The numpy engine's dispatch: which function handles each phase, and the passes that advance
+a batch of games.
+
+Each game is a small state machine (``state.phase``). A step applies one action per unfinished
+game, grouped by phase, then *advances*: internal phases (drawing, passing the turn, ...) run
+by themselves, and decisions with a single legal action are taken, until every game waits for
+a real choice or is over. Games in different phases advance in the same call; the work per
+call is a few numpy operations per phase present, never a Python loop over games.
+
+The public entry points (argument checks, the choice of engine) are in ``core/api.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .. import rng
+from ..constants import CARD_0, INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, MANA_0, NO, NUM_ACTIONS, NUM_UNITS
+from ..constants import OPTION_A, OPTION_B, YES
+from ..phases import NUM_PHASES, PH, WAITING, Phase
+from ..state import State
+from . import abilities, actions, discards, draws, summon, turn
+from .zones import draw_from_deck, hand_mask, offer_mask
+
+MaskFn = Callable[[State, np.ndarray], np.ndarray]
+ApplyFn = Callable[[State, np.ndarray, np.ndarray], None]
+
+
+def _fixed(*legal: int) -> MaskFn:
+    row = np.zeros(NUM_ACTIONS, dtype=bool)
+    row[list(legal)] = True
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(row, (g.size, NUM_ACTIONS))
+
+    return mask
+
+
+def _on_cards(fn: MaskFn) -> MaskFn:
+    """Place a (n, K) mask over the CARD_k actions."""
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        out = np.zeros((g.size, NUM_ACTIONS), dtype=bool)
+        m = fn(state, g)
+        out[:, CARD_0 : CARD_0 + m.shape[1]] = m
+        return out
+
+    return mask
+
+
+def _on_units(fn: MaskFn) -> MaskFn:
+    """Place a (n, 6) mask over MANA_BLACK..MANA_BLUE, STONE."""
+
+    def mask(state: State, g: np.ndarray) -> np.ndarray:
+        out = np.zeros((g.size, NUM_ACTIONS), dtype=bool)
+        out[:, MANA_0 : MANA_0 + NUM_UNITS] = fn(state, g)
+        return out
+
+    return mask
+
+
+def _as_unit(fn: ApplyFn) -> ApplyFn:
+    """Call fn with the unit index (0..4 colours, 5 stone) instead of the action id."""
+    return lambda state, g, action: fn(state, g, action - MANA_0)
+
+
+_YES_NO = _fixed(YES, NO)
+_OPTIONS = _fixed(OPTION_A, OPTION_B)
+
+#: Decision phases: (legal-action mask, apply the chosen action).
+DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
+    Phase.COMMAND: (hand_mask, turn.apply_command),
+    Phase.LEPRECHAUN: (_YES_NO, abilities.apply_leprechaun),
+    Phase.LEPRECHAUN_DISCARD: (abilities.leprechaun_discard_mask, abilities.apply_leprechaun_discard),
+    Phase.ASMODAI: (_YES_NO, abilities.apply_asmodai),
+    Phase.MAIN: (turn.main_mask, turn.apply_main),
+    Phase.BALDANDERS: (summon.baldanders_mask, summon.apply_baldanders),
+    Phase.PAY: (_on_units(summon.pay_mask), _as_unit(summon.apply_pay)),
+    Phase.NIGHTMARE_HAND: (_on_cards(discards.discard_hand_mask), discards.apply_discard_hand),
+    Phase.NIGHTMARE_MANA: (_on_units(discards.discard_mana_mask), _as_unit(discards.apply_discard_mana)),
+    Phase.CONQUEST_TARGET: (actions.conquest_target_mask, actions.apply_conquest_target),
+    Phase.RESEARCH_FLIP: (actions.research_flip_mask, actions.apply_research_flip),
+    Phase.ALCHEMY: (_OPTIONS, actions.apply_alchemy),
+    Phase.PRAYER: (_OPTIONS, actions.apply_prayer),
+    Phase.PRAYER_DISCARD: (actions.prayer_discard_mask, actions.apply_prayer_discard),
+    Phase.FESTIVAL_PICK: (offer_mask, actions.apply_festival_pick),
+    Phase.INQUISITION_GIFT: (hand_mask, actions.apply_gift),
+    Phase.PILGRIMAGE: (_OPTIONS, actions.apply_pilgrimage),
+    Phase.KEEP: (offer_mask, turn.apply_keep),
+    Phase.BELIAL: (abilities.belial_mask, abilities.apply_belial),
+    Phase.DECLARE: (_YES_NO, turn.apply_declare),
+    Phase.SHORTAGE_HAND: (_on_cards(discards.discard_hand_mask), discards.apply_discard_hand),
+    Phase.SHORTAGE_MANA: (_on_units(discards.discard_mana_mask), _as_unit(discards.apply_discard_mana)),
+}
+
+#: Repeated choices: when games arrive at one of these decisions, the engine first takes the
+#: part of the choice that is forced (it may finish the choice); the legal actions then cover
+#: what is left. Doing it on arrival handles all the games that got there in a pass in one
+#: call, wherever they came from.
+FORCED_PART: dict[Phase, Callable[[State, np.ndarray], None]] = {
+    Phase.LEPRECHAUN_DISCARD: abilities.leprechaun_discard_forced,
+    Phase.PAY: summon.pay_forced,
+    Phase.NIGHTMARE_HAND: discards.discard_forced,
+    Phase.NIGHTMARE_MANA: discards.discard_forced,
+    Phase.RESEARCH_FLIP: actions.flip_forced,
+    Phase.SHORTAGE_HAND: discards.discard_forced,
+    Phase.SHORTAGE_MANA: discards.discard_forced,
+}
+
+#: Internal phases: run by the engine itself.
+INTERNAL: dict[Phase, Callable[[State, np.ndarray], None]] = {
+    Phase.TURN_START: turn.run_turn_start,
+    Phase.LEPRECHAUN_DRAWN: abilities.run_leprechaun_drawn,
+    Phase.COMMAND_START: turn.run_command_start,
+    Phase.COMMAND_DONE: turn.run_command_done,
+    Phase.SUMMON_DONE: turn.run_summon_done,
+    Phase.ACTION: actions.run_action,
+    Phase.FESTIVAL_RESOLVE: actions.run_festival_resolve,
+    Phase.INQUISITION_NEXT: actions.run_inquisition_next,
+    Phase.INQUISITION_DECK_GIFT: actions.run_inquisition_deck_gift,
+    Phase.PHASE3: turn.run_phase3,
+    Phase.KEEP_START: turn.run_keep_start,
+    Phase.END_TURN: turn.run_end_turn,
+    Phase.DECLARE_CHECK: turn.run_declare_check,
+    Phase.NEXT_TURN: turn.run_next_turn,
+    Phase.DRAW: draws.run_draw,
+    Phase.DISCARD_NEXT: discards.run_discard_next,
+}
+
+assert set(DECISIONS) | set(INTERNAL) | {Phase.GAME_OVER} == set(Phase)
+
+# Handlers as lists indexed by the phase value (faster than building Phase members).
+_MASK: list = [None] * NUM_PHASES
+_APPLY: list = [None] * NUM_PHASES
+_RUN: list = [None] * NUM_PHASES
+_FORCED: list = [None] * NUM_PHASES
+for _p, (_m, _a) in DECISIONS.items():
+    _MASK[_p], _APPLY[_p] = _m, _a
+for _p, _f in FORCED_PART.items():
+    _FORCED[_p] = _f
+for _p, _r in INTERNAL.items():
+    _RUN[_p] = _r
+_IS_INTERNAL = np.array([r is not None for r in _RUN])
+
+#: Every phase in the order a turn meets it, the internal ones and the decisions, DRAW (and the
+#: phases a draw may return to) listed at each place it can come up. One pass down this list
+#: takes a game through a whole chain of internal phases and decisions with a single legal
+#: action (say KEEP -> END_TURN -> BELIAL -> DECLARE_CHECK -> ... -> COMMAND), each phase's games
+#: together in one call, until it meets a real choice. A game that reaches the end of the list
+#: goes on in another pass. The list starts after KEEP because few chains cross that point
+#: (only when KEEP is forced), while many go from a forced MAIN into ACTION. The order changes
+#: only how many calls a step takes, never a game: games are independent.
+_ORDER = [
+    Phase.END_TURN, Phase.BELIAL, Phase.DECLARE_CHECK, Phase.DECLARE, Phase.NEXT_TURN, Phase.TURN_START,
+    Phase.LEPRECHAUN, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND_START,
+    Phase.COMMAND, Phase.DRAW, Phase.COMMAND_DONE, Phase.ASMODAI, Phase.MAIN, Phase.BALDANDERS, Phase.PAY,
+    Phase.ACTION, Phase.CONQUEST_TARGET, Phase.RESEARCH_FLIP, Phase.ALCHEMY, Phase.PRAYER, Phase.PRAYER_DISCARD,
+    Phase.PILGRIMAGE, Phase.SUMMON_DONE, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK, Phase.INQUISITION_NEXT,
+    Phase.INQUISITION_GIFT, Phase.DISCARD_NEXT, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_HAND,
+    Phase.SHORTAGE_MANA, Phase.DISCARD_NEXT, Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK,
+    Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.INQUISITION_DECK_GIFT, Phase.PHASE3,
+    Phase.DRAW, Phase.KEEP_START, Phase.KEEP,
+]
+_ORDER = [int(p) for p in _ORDER]
+assert set(_ORDER) == set(range(NUM_PHASES)) - {int(Phase.GAME_OVER)}
+
+
+def _groups(state: State, g: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Split games g by phase, up front: [(phase, positions into g), ...]."""
+    ph = state.phase[g]
+    if g.size == 1:
+        return [(int(ph[0]), np.zeros(1, dtype=np.intp))]
+    counts = np.bincount(ph, minlength=NUM_PHASES)
+    present = np.nonzero(counts)[0]
+    if present.size == 1:
+        return [(int(present[0]), np.arange(g.size))]
+    order = np.argsort(ph, kind="stable")
+    ends = np.cumsum(counts)
+    return [(int(p), order[ends[p] - counts[p] : ends[p]]) for p in present]
+
+
+def apply(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """Apply one (legal) action per game g, each by its phase's handler."""
+    for phase, pos in _groups(state, g):
+        _APPLY[phase](state, g[pos], action[pos])
+
+
+def compute_masks(state: State, g: np.ndarray) -> None:
+    """Fill ``legal_action_mask`` for games g (all waiting for a decision)."""
+    for phase, pos in _groups(state, g):
+        state.legal_action_mask[g[pos]] = _MASK[phase](state, g[pos])
+
+
+def advance(state: State, g: np.ndarray) -> None:
+    """Run internal phases and single-choice decisions until games g wait for a real choice.
+
+    Passes down ``_ORDER`` until every game is done: the games at an internal phase run it; at
+    a decision, their legal actions are computed, a single legal action is taken at once, and
+    the others wait (they leave the pass). Games are independent, so running each phase's
+    games together gives every game the same play as running it alone.
+    """
+    if g.size == 1:
+        return _advance_one(state, g)
+    todo = g
+    while todo.size:
+        ph = state.phase[todo]  # (a copy) where each game is; WAITING once it waits for a player
+        ph[ph == PH.GAME_OVER] = WAITING
+        counts = np.bincount(ph[ph >= 0], minlength=NUM_PHASES)
+        for p in _ORDER:
+            if not counts[p]:
+                continue
+            pos = np.flatnonzero(ph == p)
+            sub = todo[pos]
+            if _IS_INTERNAL[p]:
+                _RUN[p](state, sub)
+                new = state.phase[sub]
+                new = np.where(new == PH.GAME_OVER, WAITING, new)
+            else:
+                new = _decide(state, p, sub)
+            ph[pos] = new
+            counts[p] = 0
+            counts += np.bincount(new[new >= 0], minlength=NUM_PHASES)
+        todo = todo[ph != WAITING]
+
+
+def _decide(state: State, p: int, g: np.ndarray) -> np.ndarray:
+    """Games g arrived at decision p: take its forced part, then the action if it is the only
+    legal one. Returns where each game is now (WAITING for those waiting for a player or over)."""
+    if _FORCED[p] is not None:
+        _FORCED[p](state, g)
+        new = state.phase[g]
+        still = new == p
+        if not still.all():
+            new = np.where(new == PH.GAME_OVER, WAITING, new)
+            if still.any():
+                new[still] = _decide_now(state, p, g[still])
+            return new
+    return _decide_now(state, p, g)
+
+
+def _decide_now(state: State, p: int, g: np.ndarray) -> np.ndarray:
+    """The legal actions of games g at decision p; the action is taken where it is the only one."""
+    mask = _MASK[p](state, g)
+    state.legal_action_mask[g] = mask
+    n_legal = mask.sum(1)
+    if not n_legal.all():
+        b = g[n_legal == 0][0]
+        raise RuntimeError(f"engine bug: game {b} has no legal action in phase {Phase(p).name}")
+    forced = n_legal == 1
+    new = np.full(g.size, WAITING)  # a real choice: wait for the player
+    if forced.any():
+        f = g[forced]
+        _APPLY[p](state, f, mask[forced].argmax(1))
+        after = state.phase[f]
+        new[forced] = np.where(after == PH.GAME_OVER, WAITING, after)
+    return new
+
+
+def _advance_one(state: State, g: np.ndarray) -> None:
+    """``advance`` for one game (g of size 1): follow its phases one by one (the case where the
+    bookkeeping of the batched passes would cost more than the handlers)."""
+    while True:
+        p = int(state.phase[g[0]])
+        if p == PH.GAME_OVER:
+            return
+        if _IS_INTERNAL[p]:
+            _RUN[p](state, g)
+        elif _decide(state, p, g)[0] == WAITING:
+            return
+
+
+def step(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """Apply legal actions of unfinished games g (checked by the caller), then advance them."""
+    if g.size:
+        apply(state, g, action)
+        advance(state, g)
+
+
+def setup(state: State, seeds: np.ndarray) -> None:
+    """Set up every game of a fresh state (R2) with its seed, and advance to its first decision."""
+    B, P = state.batch_size, state.num_players
+    state.rng_key[:] = rng.seed_keys(seeds)
+    state.deck[:] = state.cards.copies  # R2.2
+    state.faith[:] = INITIAL_FAITH
+    every = np.arange(B)
+    for p in range(P):  # R2.3: 6 cards each
+        for _ in range(INITIAL_HAND):
+            state.hand[every, p, draw_from_deck(state, every)] += 1
+    for p in range(P):  # R2.4: 2 mana each, the second is the head
+        for _ in range(INITIAL_MANA):
+            k = draw_from_deck(state, every)
+            state.mana[every, p, k] += 1
+        state.head[:, p] = k
+    state.active_player[:] = rng.randint(state.rng_key, state.rng_counter, every, np.full(B, P))  # R2.5
+    state.phase[:] = Phase.TURN_START
+    advance(state, every)
+
+
+def refresh_turn_start(state: State, live: np.ndarray) -> None:
+    """Re-derive the turn-start decision (Leprechaun or command card) and the legal actions of
+    games ``live`` after a hand edit (checked by the caller). Never advances a game."""
+    state.draw_pend[live] = 0
+    state.phase[live] = Phase.TURN_START
+    turn.run_turn_start(state, live)
+    state.phase[live[state.phase[live] == Phase.COMMAND_START]] = Phase.COMMAND
+    state.legal_action_mask[live] = False
+    compute_masks(state, live)

@@ -1,0 +1,127 @@
+"""The observation vector's layout: every slice's name, size, scale and meaning.
+
+Both engines fill the vector from this table (``np_engine/observe.py``, ``nb_engine/observe.py``)
+and docs/observation.md is generated from it. An entry is ``raw / scale`` as float32 (the
+division done in float64), where raw is the count or number the meaning names; one-hots and
+flags are 0 or 1. ``obs_value`` undoes the scale, so agents read raw numbers without repeating
+the scales.
+
+The vector has the same size for 2, 3 and 4 players: seats are listed from the observer (seat 0)
+to the left (seats 1..3), and seats a smaller game does not have are zero.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS
+from .phases import OBS_PHASES
+
+#: Bumped whenever the layout or a scale changes: saved models record the version they need.
+OBS_VERSION = 1
+
+
+class Slot(NamedTuple):
+    name: str
+    size: int
+    scale: float  # the entry is raw / scale
+    meaning: str
+
+
+GLOBAL_LAYOUT: tuple[Slot, ...] = (
+    Slot("num_players", 3, 1.0, "one-hot: 2, 3 or 4 players"),
+    Slot("phase", len(OBS_PHASES), 1.0, "one-hot of `state.phase` in the order of `core.OBS_PHASES` (the decisions, then GAME_OVER)"),
+    Slot("action", NUM_GAME_ACTIONS, 1.0, "one-hot of the game action the command number gives (Conquest .. Pilgrimage; R6), once Phase I is over"),
+    Slot("command_number", 1, 10.0, "this turn's command number / 10 (0 before Phase I)"),
+    Slot("head_number", 1, 10.0, "number of the head the command card went onto / 10: the number Asmodai would give"),
+    Slot("deck_size", 1, 110.0, "cards in the deck / 110"),
+    Slot("discard_size", 1, 110.0, "cards in the discard pile / 110"),
+    Slot("turn", 1, 0.0, "turns played / the turn limit"),  # scale: the game's max_turns
+    Slot("declared", 1, 1.0, "1 once the end is declared (R7.1)"),
+    Slot("turns_left", 1, 0.0, "after a declaration: turns still to play / number of players, else 0"),  # scale: P
+    Slot("count", 1, 10.0, "choices left in a repeated decision (discards, flips, Baldanders, Belial) / 10"),
+    Slot("floor", 1, 44.0, "lowest action id allowed next in a repeated decision / 44 (multisets are chosen in ascending order)"),
+    Slot("summoning", K, 1.0, "one-hot: the spirit being summoned (Baldanders, payment)"),
+    Slot("cost_need", NUM_COLOURS, 5.0, "coloured symbols of the cost being paid, by colour / 5"),
+    Slot("cost_any", 1, 5.0, "'any' symbols of the cost being paid / 5"),
+    Slot("paid", NUM_UNITS, 5.0, "units paid so far: 5 colours, then stones / 5"),
+    Slot("offer_size", 1, 2.0, "cards on offer (Festival reveal, Phase III draws) / 2"),
+    Slot("offer", K, 1.0, "the offered cards by kind: seen by everyone for Festival, only by the drawing player in Phase III"),
+    Slot("hand", K, 1.0, "the observer's own hand, by kind"),
+)
+SEAT_LAYOUT: tuple[Slot, ...] = (
+    Slot("present", 1, 1.0, "1 if the game has this seat"),
+    Slot("is_active", 1, 1.0, "1 if it is this player's turn"),
+    Slot("is_current", 1, 1.0, "1 if this player must choose now"),
+    Slot("is_declarer", 1, 1.0, "1 if this player declared the end"),
+    Slot("vp", 1, 30.0, "VP chips / 30"),
+    Slot("faith", 1, 10.0, "faith / 10"),
+    Slot("compared_faith", 1, 10.0, "faith as compared by Festival and Inquisition (Pegasus +2 each) / 10"),
+    Slot("hand_size", 1, 10.0, "cards in hand / 10"),
+    Slot("stones", 1, 10.0, "philosopher's stones / 10 (their faces are hidden)"),
+    Slot("mana_total", 1, 10.0, "face-up mana plus stones / 10"),
+    Slot("spirit_count", 1, 10.0, "spirits in play / 10"),
+    Slot("score", 1, 50.0, "current final score if the game ended now (R7.3) / 50"),
+    Slot("mana_colours", NUM_COLOURS, 5.0, "face-up mana by colour / 5"),
+    Slot("icons", NUM_ICONS, 5.0, "icons on spirits in play: axe, staff, sword, shield, armour / 5"),
+    Slot("has_head", 1, 1.0, "1 if the row has a waiting head (assisted card)"),
+    Slot("head", K, 1.0, "one-hot: kind of the head"),
+    Slot("mana", K, 1.0, "face-up mana by kind (the head included)"),
+    Slot("spirits", K, 1.0, "spirits in play by kind"),
+)
+SEAT_DIM = sum(s.size for s in SEAT_LAYOUT)
+GLOBAL_DIM = sum(s.size for s in GLOBAL_LAYOUT)
+OBS_DIM = GLOBAL_DIM + MAX_PLAYERS * SEAT_DIM
+
+
+def layout_slices(layout, offset: int = 0) -> dict[str, slice]:
+    """Name -> slice for a layout of slots, starting at ``offset``."""
+    out, i = {}, offset
+    for slot in layout:
+        out[slot.name] = slice(i, i + slot.size)
+        i += slot.size
+    return out
+
+
+def obs_slices() -> dict[str, slice]:
+    """Name -> slice of the observation vector (seat fields as ``seat{i}.{name}``)."""
+    out = layout_slices(GLOBAL_LAYOUT)
+    for s in range(MAX_PLAYERS):
+        seat = layout_slices(SEAT_LAYOUT, GLOBAL_DIM + s * SEAT_DIM)
+        out.update({f"seat{s}.{name}": sl for name, sl in seat.items()})
+    return out
+
+
+G = layout_slices(GLOBAL_LAYOUT)  # global slices
+S = layout_slices(SEAT_LAYOUT)  # offsets inside a seat block
+_SCALE = {s.name: s.scale for s in GLOBAL_LAYOUT + SEAT_LAYOUT}
+_SLICES = obs_slices()
+
+
+def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_players: int | None = None) -> np.ndarray:
+    """The raw numbers of slice ``name`` (e.g. ``"seat0.faith"``) of observations (..., OBS_DIM):
+    the entries times their scale. ``turn`` needs the game's ``max_turns`` and ``turns_left``
+    its number of players."""
+    base = name.split(".")[-1]
+    scale = _SCALE[base]
+    if base == "turn":
+        scale = float(max_turns) if max_turns else np.nan
+    elif base == "turns_left":
+        scale = float(num_players) if num_players else np.nan
+    return obs[..., _SLICES[name]].astype(np.float64) * scale
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of every entry: 0 and 1, or 0 and inf where raw counts exceed
+    their scale (hands, VP, scores ...)."""
+    bounded = {"num_players", "phase", "action", "head_number", "discard_size", "declared", "floor",
+               "summoning", "offer_size", "present", "is_active", "is_current", "is_declarer", "faith",
+               "has_head", "head"}
+
+    def highs(layout) -> list[np.ndarray]:
+        return [np.full(s.size, 1.0 if s.name in bounded else np.inf, dtype=np.float32) for s in layout]
+
+    high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
+    return np.zeros(OBS_DIM, dtype=np.float32), high
