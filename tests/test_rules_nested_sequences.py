@@ -10,6 +10,10 @@ up a position where it happens and checks the exact outcome.
 The positions place every one of the 110 cards: what the players below do not hold is the
 ``dump`` player's spirits (a player with faith 10 and more Pegasus icons than anyone, so never
 lower in faith than the active player and never a giver).
+
+At the end, a random-play test starts hundreds of games from crowded positions (deck and
+discard pile nearly empty) so that R8.3 rounds come up in every kind of draw, and checks the
+invariants after every step.
 """
 
 from __future__ import annotations
@@ -17,11 +21,12 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from aos_env import core
 from aos_env.core import Phase
 
-from helpers import CARDS, legal, phase, play, position, total_cards, zone
+from helpers import CARDS, check_invariants, legal, phase, play, position, random_actions, total_cards, zone
 
 
 def _rest(used: list[str]) -> list[str]:
@@ -472,3 +477,119 @@ def test_AS003_R3_3_nightmare_round_then_phase_three_draws_its_discards() -> Non
     assert sum(offer.values()) == 2 and not offer - Counter(["Salamander", "Treant", "Golem"])
     assert _hand_size(s, 0) == 6 and _mana_total(s, 0) == 1 and _mana_total(s, 1) == 7
     assert _piles(s) == (1, 0) and total_cards(s).tolist() == [110]
+
+
+# ---- random play through many R8.3 rounds ------------------------------------------------
+
+#: Decisions a turn can take, at most. A decision either moves at least one card out of the
+#: hands and mana rows (a discard of any kind, a payment, a Belial use) or is one of the others
+#: (command card, Leprechaun, Asmodai, summon-or-act, up to 4 Baldanders placements and NO, up
+#: to 5 Research flips, a target, an option, a Festival pick, up to 3 gifts, Prayer's NO, keep,
+#: Belial's NO, declare): fewer than 30. Cards enter the hands and rows during a turn only by
+#: draws: at most 4 (Leprechaun) + 1 (command card) + 26 (a Sphinx with all 26 shields, more
+#: than any action draws) + 3 (gifts from the deck) + 2 (Phase III). So a turn takes at most
+#: 110 + 36 + 30 < 200 decisions, however many R8.3 rounds it runs.
+MAX_DECISIONS_PER_TURN = 200
+CROWDED_MAX_TURNS = 40  # short games: the crowded positions run into R8.3 within a few turns
+MAX_PILE = 5  # cards left in the deck and in the discard pile, each, at the start
+#: Dirichlet weights of a player's hand, mana, stones and spirits. Most cards are spirits, so
+#: that few cards circulate and the deck and discard pile run dry again and again; hands and
+#: rows still get enough to be over R8.3's limits.
+_SHARE_WEIGHTS = np.array([1.0, 1.0, 0.3, 4.0])
+#: Random play declares the end at the first chance half of the time, and these positions
+#: allow it at once (ten spirits): declaring only sometimes lets games run for more turns.
+_DECLARE_YES = 0.1
+
+
+def _crowded_positions(batch: int, num_players: int, seed: int) -> core.State:
+    """``batch`` random positions (the start of a turn) with the deck and the discard pile
+    holding 0..5 cards each and every other card in the players' hands, mana rows (a random
+    one of them the waiting head, most of the time), stones and spirits, in random shares
+    (on average most in spirits, see _SHARE_WEIGHTS)."""
+    rng = np.random.default_rng(seed)
+    s = core.init(batch, num_players, seed=seed, max_turns=CROWDED_MAX_TURNS)
+    B, P, K = batch, num_players, CARDS.num_kinds
+    games = np.arange(B)
+    cards = rng.permuted(np.tile(np.repeat(np.arange(K), CARDS.copies), (B, 1)), axis=1)  # (B, 110)
+    # zone of each card: 4 per player (hand, mana, stones, spirits), then the deck and the discard pile
+    shares = np.cumsum(rng.dirichlet(np.tile(_SHARE_WEIGHTS, P), B), axis=1)
+    zone = np.minimum((rng.random((B, cards.shape[1], 1)) > shares[:, None, :]).sum(2), 4 * P - 1)
+    n_deck, n_discard = rng.integers(0, MAX_PILE + 1, B), rng.integers(0, MAX_PILE + 1, B)
+    place = np.arange(cards.shape[1])[None, :]
+    zone = np.where(place < n_deck[:, None], 4 * P, zone)
+    zone = np.where((place >= n_deck[:, None]) & (place < (n_deck + n_discard)[:, None]), 4 * P + 1, zone)
+    zone[games, n_deck + n_discard] = 4 * s.active_player  # the active player holds a card (refresh)
+    counts = np.zeros((B, 4 * P + 2, K), dtype=np.int64)
+    np.add.at(counts, (games[:, None], zone, cards), 1)
+    per_player = counts[:, : 4 * P].reshape(B, P, 4, K)
+    for i, name in enumerate(("hand", "mana", "stones", "spirits")):
+        getattr(s, name)[:] = per_player[:, :, i]
+    s.deck[:], s.discard[:] = counts[:, 4 * P], counts[:, 4 * P + 1]
+    # a waiting head: a random one of the player's mana cards, for 80% of the rows that have one
+    mana = s.mana.reshape(B * P, K).astype(np.int64)
+    cum = np.cumsum(mana, axis=1)
+    pick = (cum > (rng.random(B * P) * cum[:, -1])[:, None]).argmax(1)
+    s.head[:] = np.where((cum[:, -1] > 0) & (rng.random(B * P) < 0.8), pick, -1).reshape(B, P)
+    s.faith[:] = rng.integers(0, 11, (B, P))
+    s.vp[:] = rng.integers(0, 20, (B, P))
+    return core.refresh(s)
+
+
+_SHORTAGE = (Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA)
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_R8_3_random_play_through_many_discard_rounds(num_players: int) -> None:
+    """Random legal play from crowded positions (deck and discard pile nearly empty), so that
+    R8.3 rounds come up in every kind of draw, often several in a turn. After every step: the
+    invariants of random play (every card in one zone, faith 0..10, VP >= 0, a real choice in
+    an unfinished game, none in a finished one); Inquisition givers are asked once each, in
+    turn order (R6.6); a player asked in an R8.3 round is over a limit, and the deck is empty;
+    no turn takes more than MAX_DECISIONS_PER_TURN decisions; every game ends in time."""
+    batch = 256
+    s = _crowded_positions(batch, num_players, seed=100 + num_players)
+    rng = np.random.default_rng(num_players)
+    assert (total_cards(s) == 110).all()  # (refresh never advances: a first choice may be single)
+    turn, decisions = s.turn.copy(), np.zeros(batch, dtype=np.int64)
+    shortage_decisions = rounds = 0
+    was_short, had_round = np.zeros(batch, dtype=bool), np.zeros(batch, dtype=bool)
+    giver = np.full(batch, -1)  # seat offset (from the active player) of the turn's last giver
+    # steps: a game has at most CROWDED_MAX_TURNS turns, or P more after a late declaration (R7.2)
+    budget = (CROWDED_MAX_TURNS + num_players) * MAX_DECISIONS_PER_TURN
+    for _ in range(budget):
+        live = ~(s.terminated | s.truncated)
+        if not live.any():
+            break
+        decisions = np.where(s.turn == turn, decisions, 0) + live
+        turn = s.turn.copy()
+        assert decisions.max() <= MAX_DECISIONS_PER_TURN, "a turn takes too many decisions"
+        actions = random_actions(s, rng)
+        declare = s.phase == Phase.DECLARE
+        actions[declare] = np.where(rng.random(int(declare.sum())) < _DECLARE_YES, core.YES, core.NO)
+        s = core.step(s, actions)
+        check_invariants(s)
+        # R6.6: the givers are asked once each, from the active player's left on
+        giver = np.where(s.turn == turn, giver, -1)
+        gift = s.phase == Phase.INQUISITION_GIFT
+        seat = (s.current_player - s.active_player) % num_players
+        assert (seat[gift] > np.maximum(giver[gift], 0)).all(), "a giver is asked twice, or out of turn order"
+        giver = np.where(gift, seat, giver)
+        short = np.isin(s.phase, _SHORTAGE)
+        rounds += int((short & ~was_short).sum())
+        shortage_decisions += int(short.sum())
+        was_short = short
+        had_round |= short
+        g = np.nonzero(short)[0]
+        p = s.current_player[g]
+        hand = s.hand[g, p].sum(1)
+        mana = s.mana[g, p].sum(1) + s.stones[g, p].sum(1)
+        on_hand = s.phase[g] == Phase.SHORTAGE_HAND
+        assert (np.where(on_hand, hand, mana) > 9).all(), "a player asked in an R8.3 round is over its limit"
+        assert (s.deck[g].sum(1) == 0).all(), "an R8.3 round only happens when nothing can be drawn"
+    assert (s.terminated | s.truncated).all(), "every game ends or is truncated"
+    # (rounds are counted when a game arrives at one of their decisions; rounds whose
+    # discards are all forced are not seen)
+    print(f"{num_players} players: {rounds} R8.3 rounds in {int(had_round.sum())} games, "
+          f"{shortage_decisions} decisions in them; {int(s.terminated.sum())} games ended by a declaration")
+    assert rounds >= 2 * batch and had_round.sum() >= batch // 2, "R8.3 rounds must keep coming up"
+    assert s.terminated.any() and s.truncated.any(), "both ways a game ends are played"
