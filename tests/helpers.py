@@ -1,4 +1,5 @@
-"""Small helpers for scenario tests: name actions, step a single game, read zones."""
+"""Small helpers for tests: name actions, step a single game, read zones; random play and the
+invariants it must keep."""
 
 from __future__ import annotations
 
@@ -62,3 +63,37 @@ def total_cards(state: core.State) -> np.ndarray:
 
 
 MANA = {c: f"MANA_{c.upper()}" for c in COLOURS}
+
+
+def random_actions(state: core.State, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per game (0 for finished games)."""
+    scores = rng.random(state.legal_action_mask.shape) * state.legal_action_mask
+    return scores.argmax(1)
+
+
+def check_invariants(state: core.State) -> None:
+    """What must hold after every step of every game: each kind's copies add up over the zones
+    (R1.1), counts, faith (R1.4) and VP in range, a real choice (>= 2 legal actions) in an
+    unfinished game and none in a finished one, valid players and heads, and the spirit totals."""
+    cards = state.cards
+    per_kind = (
+        state.hand.sum(1, dtype=np.int64) + state.spirits.sum(1) + state.mana.sum(1) + state.stones.sum(1)
+        + state.deck + state.discard + state.offer
+    )
+    assert (per_kind == cards.copies[None]).all(), "every card is in exactly one zone"
+    assert (total_cards(state) == 110).all()
+    for name in ("hand", "spirits", "mana", "stones", "deck", "discard", "offer"):
+        assert (getattr(state, name) >= 0).all(), name
+    assert ((state.faith >= 0) & (state.faith <= 10)).all(), "faith 0..10 (R1.4)"
+    assert (state.vp >= 0).all(), "chips never negative"
+    live = ~(state.terminated | state.truncated)
+    n_legal = state.legal_action_mask.sum(1)
+    assert (n_legal[live] >= 2).all(), "an unfinished game waits for a real choice"
+    assert (n_legal[~live] == 0).all(), "a finished game has an all-False mask"
+    assert ((state.current_player >= 0) & (state.current_player < state.num_players)).all()
+    assert (state.phase[live] < Phase.GAME_OVER).all() and (state.phase[~live] == Phase.GAME_OVER).all()
+    rows, players = np.nonzero(state.head >= 0)
+    assert (state.mana[rows, players, state.head[rows, players]] >= 1).all(), "a head is one of the mana cards"
+    assert not (state.terminated & state.truncated).any()
+    stats = state.spirits.astype(np.int64) @ cards.stat_table
+    assert np.array_equal(state.stats, stats), "per-player spirit totals match the spirits in play"
