@@ -283,7 +283,7 @@ def test_R10_4_R8_3_leprechaun_discards_one_per_copy_after_a_round_in_its_draw()
     assert zone(s, "hand", 0) == {"Golem": 1, "Imp": 1, "Fairy": 1, "Phoenix": 1, "Ifrit": 1}
     for left in (3, 2, 1):
         assert phase(s) == Phase.LEPRECHAUN_DISCARD and int(s.current_player[0]) == 0, left
-        assert int(s.count[0]) == left
+        assert int(s.choice_left[0]) == left
         s = play(s, {3: "Imp", 2: "Ifrit", 1: "Phoenix"}[left])
     assert phase(s) == Phase.COMMAND and legal(s) == ["Fairy", "Golem"]
     assert zone(s, "discard") == {"Imp": 1, "Ifrit": 1, "Phoenix": 1} and int(s.deck[0].sum()) == 0
