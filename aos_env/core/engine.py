@@ -16,6 +16,7 @@ from typing import Callable
 import numpy as np
 
 from ..cards import TOTAL_CARDS, CardSet, load_cards
+from ..checks import check_batch_memory, check_int  # check_int: importable from here as before
 from . import abilities, actions, payment, rng, turn, zones
 from .constants import (
     ACTION_NAMES, CARD_0, MANA_0, NO, NUM_ACTIONS, NUM_PHASES, OPTION_A, OPTION_B, PH, YES, Phase,
@@ -23,6 +24,9 @@ from .constants import (
 from .state import State, empty_state, recompute_stats
 
 DEFAULT_MAX_TURNS = 200
+#: Memory one game may take in init/step/observe: the measured peak (tracemalloc, 4 players,
+#: batch 4096, init + 30 steps + observe) is about 8 kB; twice that leaves room for temporaries.
+BYTES_PER_GAME = 16 * 1024
 INITIAL_HAND, INITIAL_MANA, INITIAL_FAITH = 6, 2, 1  # R2.3, R2.4
 
 MaskFn = Callable[[State, np.ndarray], np.ndarray]
@@ -273,16 +277,6 @@ def _advance_one(state: State, g: np.ndarray) -> None:
 # ---- public API ---------------------------------------------------------------------
 
 
-def check_int(name: str, value, low: int, high: int | None = None) -> int:
-    """``value`` as an int in low..high (or >= low); ValueError naming ``name`` otherwise."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an int, got {value!r}")
-    if value < low or (high is not None and value > high):
-        allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{name} must be {allowed}, got {value}")
-    return int(value)
-
-
 def _seeds(seed, batch: int) -> np.ndarray:
     if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
         return np.int64(seed) + np.arange(batch, dtype=np.int64)
@@ -310,6 +304,7 @@ def init(
     B = check_int("num_envs", num_envs, 1)
     P = check_int("num_players", num_players, 2, 4)
     max_turns = check_int("max_turns", max_turns, 1)
+    check_batch_memory("num_envs", B, BYTES_PER_GAME)
     seeds = _seeds(seed, B)
     if cards is None:
         cards = load_cards(card_file)
