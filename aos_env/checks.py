@@ -82,6 +82,8 @@ def fail(name: str, allowed: str, value: Any) -> ArgumentError:
 
 
 def _range_text(low, high) -> str:
+    if high == MAX_SEED:
+        high = "2**63-1"
     if low is not None and high is not None:
         return f"{low}..{high}"
     if low is not None:
@@ -176,10 +178,7 @@ def _same(a: Any, b: Any) -> bool:
 def check_choice(name: str, value: Any, choices: Collection) -> Any:
     """``value`` if it is one of ``choices``; the message lists them (and a close match for a typo)."""
     if isinstance(value, np.ndarray) or not any(_same(value, c) for c in choices):
-        hint = ""
-        if isinstance(value, str):
-            close = difflib.get_close_matches(value, [str(c) for c in choices], n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(value, choices) if isinstance(value, str) else ""
         raise ArgumentError(f"{name} must be one of {', '.join(map(repr, choices))}, got {_shown(value)}{hint}")
     return value
 
@@ -274,13 +273,13 @@ def format_bytes(n: float) -> str:
 
 def check_batch_memory(
     name: str, num_games: int, bytes_per_game: int, fraction: float = MEMORY_FRACTION,
-    memory: int | None = None,
+    memory: int | None = None, unit: str = "game",
 ) -> None:
     """Refuse a batch whose ``num_games * bytes_per_game`` exceeds ``fraction`` of the memory.
 
     ``memory``: the bytes available (default :func:`total_memory`). Where the
     machine's memory is unknown, nothing is refused here (the allocation is
-    then the only check).
+    then the only check). ``unit``: what one of ``num_games`` is, for the message.
     """
     memory = total_memory() if memory is None else memory
     if memory is None:
@@ -291,7 +290,7 @@ def check_batch_memory(
         most = allowed // bytes_per_game
         raise ArgumentError(
             f"{name}={num_games} would need about {format_bytes(need)} of memory "
-            f"({format_bytes(bytes_per_game)} per game); this machine has {format_bytes(memory)} and one batch "
+            f"({format_bytes(bytes_per_game)} per {unit}); this machine has {format_bytes(memory)} and one batch "
             f"may use {fraction:.0%} of it: use {name} <= {most:,}"
         )
 
@@ -368,7 +367,7 @@ def parse_float_text(
     return check_float(name, value, low, high, finite=finite, low_open=low_open, high_open=high_open)
 
 
-def _arg(parse: Callable[[str], Any], label: str) -> Callable[[str], Any]:
+def arg_type(parse: Callable[[str], Any], label: str) -> Callable[[str], Any]:
     """An argparse ``type=`` function: our message as argparse's "argument --x: ..." text."""
 
     def convert(text: str) -> Any:
@@ -383,16 +382,16 @@ def _arg(parse: Callable[[str], Any], label: str) -> Callable[[str], Any]:
 
 def int_arg(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
     """argparse type: an int in low..high (message: ``must be an int >= 1, got '0'``)."""
-    return _arg(lambda text: parse_int_text("value", text, low, high), "int")
+    return arg_type(lambda text: parse_int_text("value", text, low, high), "int")
 
 
 def float_arg(low: float | None = None, high: float | None = None, **kw) -> Callable[[str], float]:
     """argparse type: a finite float in range (``low_open``/``high_open`` as in check_float)."""
-    return _arg(lambda text: parse_float_text("value", text, low, high, **kw), "float")
+    return arg_type(lambda text: parse_float_text("value", text, low, high, **kw), "float")
 
 
 #: argparse type: a seed, 0..2**63-1.
-seed_arg = _arg(lambda text: parse_int_text("value", text, 0, MAX_SEED), "seed")
+seed_arg = arg_type(lambda text: parse_int_text("value", text, 0, MAX_SEED), "seed")
 
 
 def int_list_arg(low: int | None = None, high: int | None = None) -> Callable[[str], list[int]]:
@@ -408,7 +407,7 @@ def int_list_arg(low: int | None = None, high: int | None = None) -> Callable[[s
             raise fail("value", allowed, text)
         return values
 
-    return _arg(parse, "int list")
+    return arg_type(parse, "int list")
 
 
 def _names(text: str) -> list[str]:
@@ -421,16 +420,13 @@ def _names(text: str) -> list[str]:
 
 
 #: argparse type: comma-separated non-empty names, at least one, no repeats.
-name_list_arg = _arg(_names, "list")
+name_list_arg = arg_type(_names, "list")
 
 
-def close_matches(word: str, known: Iterable[str], what: str = "") -> str:
-    """``"did you mean 'Sphinx'?"`` for a typo, else the list of known words."""
-    known = list(known)
-    close = difflib.get_close_matches(word, known, n=3, cutoff=0.6)
-    if close:
-        return "did you mean " + " or ".join(map(repr, close)) + "?"
-    return f"known{' ' + what if what else ''}: " + ", ".join(known)
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """``" (did you mean 'greedy'?)"`` for a close typo of one of ``known``, else ``""``."""
+    close = difflib.get_close_matches(str(word), [str(k) for k in known], n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
 
 
 def check_sequence(name: str, value: Any) -> Sequence:
