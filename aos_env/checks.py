@@ -206,6 +206,7 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
     ``value``: an int ``s`` (the games get ``s, s+1, ..., s+count-1``, all of
     them in ``0..MAX_SEED``) or an array-like of ``count`` ints in range, of
     any integer dtype (a uint64 ``2**64 - 1`` is out of range, not ``-1``).
+    The result takes ``8 * count`` bytes: check a batch's memory first.
     """
     array_text = f"an integer array of shape ({count},) with values 0..2**63-1"
     if is_int(value):

@@ -29,7 +29,8 @@ import numpy as np
 
 from . import core
 from .cards import CardSet, load_cards
-from .checks import ArgumentError, check_int, check_seeds, check_sequence, fail, is_int
+from .checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
+from .core.engine import BYTES_PER_GAME
 
 CardRef = Union[str, int]
 
@@ -117,6 +118,7 @@ def position(
     cards = cards or load_cards()
     P = check_int("num_players", num_players, 2, 4)
     B = check_int("num_envs", num_envs, 1)
+    check_batch_memory("num_envs", B, BYTES_PER_GAME)  # before check_seeds allocates B seeds
     max_turns = check_int("max_turns", max_turns, 1)
     check_seeds("seed", seed, B)
     active = check_int("active", active, 0, P - 1)
