@@ -18,7 +18,7 @@ from aos_env.checks import MAX_SEED, ArgumentError, check_batch_memory, check_ou
 from aos_env.core.engine import BYTES_PER_GAME
 
 from .registry import make_agent
-from .tournament import format_table, play_games, summarise
+from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, summarise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,6 +59,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
                      f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
                      f"got {args.seed}")
     try:
+        check_batch_memory("--games", args.games, RESULT_BYTES_PER_GAME)
         check_batch_memory("--batch", min(args.batch, args.games), BYTES_PER_GAME)
         check_output_file("--json", args.json)
     except ArgumentError as e:

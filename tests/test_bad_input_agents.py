@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from agents import GreedyAgent, MonteCarloAgent, PolicyAgent, RandomAgent, make_agent
 from agents.registry import NAMES, OPTIONS
-from aos_env import core
+from aos_env import checks, core
 
 FAST = settings(max_examples=60, deadline=None)
 
@@ -243,3 +243,29 @@ def test_policy_agent_arguments(models) -> None:
     for bad in (3, True, ["x.zip"]):
         with pytest.raises(ValueError, match="^model must be a path"):
             PolicyAgent(bad)
+
+
+# ---- tournaments ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kwargs,name", [
+    ({"agents": []}, "agents"), ({"agents": "greedy"}, "agents"), ({"agents": [RandomAgent(), "greedy"]}, "agents[1]"),
+    ({"num_players": 5}, "num_players"), ({"num_players": 2.0}, "num_players"),
+    ({"games": 0}, "games"), ({"games": True}, "games"), ({"seed": -1}, "seed"), ({"seed": 2**63 - 2}, "seed"),
+    ({"seed": 1.5}, "seed"), ({"batch_size": 0}, "batch_size"), ({"batch_size": -1}, "batch_size"),
+    ({"batch_size": 2 * 10**6, "games": 2 * 10**6}, "batch_size"), ({"games": 10**12}, "games"), ({"max_turns": 0}, "max_turns"),
+    ({"names": ["a"]}, "names"), ({"names": ["a", "a"]}, "names"), ({"names": "ab"}, "names"),
+])
+def test_play_games_arguments(monkeypatch, kwargs, name) -> None:
+    from agents.tournament import play_games
+
+    monkeypatch.setattr(checks, "total_memory", lambda: 8 * 10**9)  # the memory cases do not depend on this machine
+
+    args = dict(agents=[RandomAgent(seed=1), RandomAgent(seed=2)], num_players=2, games=4, seed=0, batch_size=2,
+                names=None)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=rf"^{re.escape(name)}(=\d+)? (must|would)"):
+        play_games(**args)
+    assert play_games(**dict(args, **{k: v for k, v in dict(num_players=np.int8(2), games=np.int64(2),
+                                                             batch_size=np.uint8(2)).items()},
+                             agents=[RandomAgent(), RandomAgent()], seed=0, names=None, max_turns=200)).seeds.size == 2
