@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     n.add_argument("--max-grad-norm", type=float_arg(0, low_open=True), default=0.5, help="gradient clipping, > 0")
 
     e = p.add_argument_group("evaluation")
-    e.add_argument("--eval-every", type=int_arg(1), default=500_000, help="evaluate and checkpoint every this many steps")
+    e.add_argument("--eval-every", type=int_arg(1), default=500_000,
+                   help="evaluate and checkpoint every this many steps")
     e.add_argument("--eval-games", type=int_arg(1), default=200, help="games against each baseline at each evaluation")
     e.add_argument("--final-eval-games", type=int_arg(1), default=1000, help="games against each baseline at the end")
     e.add_argument("--eval-baselines", type=name_list_arg, default="random,greedy",

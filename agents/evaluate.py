@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m agents.evaluate",
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
         epilog="Agent specs: random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8 "
-        "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples from it). Give the same spec twice with a suffix such as "
-        "'greedy#2' to enter two copies.",
+        "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples from it). "
+        "Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")

@@ -89,7 +89,7 @@ class PolicyAgent(BaseAgent):
             policy = model.policy
             self.name = str(path)
         else:
-            if not callable(getattr(policy, "predict", None)) or not callable(getattr(policy, "set_training_mode", None)):
+            if not all(callable(getattr(policy, m, None)) for m in ("predict", "set_training_mode")):
                 raise fail("policy", "a MaskablePPO policy (model.policy)", policy)
             check_spaces(getattr(policy, "observation_space", None), getattr(policy, "action_space", None), "policy")
         self.policy = policy

@@ -74,7 +74,8 @@ def test_mc_rollout_policy(value) -> None:
 
 
 def test_mc_valid_controls() -> None:
-    mc = MonteCarloAgent(rollouts=np.int16(3), max_rollout_turns=np.uint8(2), rollout_policy=RandomAgent(), seed=np.int64(4))
+    mc = MonteCarloAgent(rollouts=np.int16(3), max_rollout_turns=np.uint8(2), rollout_policy=RandomAgent(),
+                         seed=np.int64(4))
     assert (mc.rollouts, mc.max_rollout_turns, mc.seed) == (3, 2, 4) and type(mc.rollouts) is int
 
 
@@ -253,7 +254,8 @@ def test_policy_agent_arguments(models) -> None:
     ({"num_players": 5}, "num_players"), ({"num_players": 2.0}, "num_players"),
     ({"games": 0}, "games"), ({"games": True}, "games"), ({"seed": -1}, "seed"), ({"seed": 2**63 - 2}, "seed"),
     ({"seed": 1.5}, "seed"), ({"batch_size": 0}, "batch_size"), ({"batch_size": -1}, "batch_size"),
-    ({"batch_size": 2 * 10**6, "games": 2 * 10**6}, "batch_size"), ({"games": 10**12}, "games"), ({"max_turns": 0}, "max_turns"),
+    ({"batch_size": 2 * 10**6, "games": 2 * 10**6}, "batch_size"), ({"games": 10**12}, "games"),
+    ({"max_turns": 0}, "max_turns"),
     ({"names": ["a"]}, "names"), ({"names": ["a", "a"]}, "names"), ({"names": "ab"}, "names"),
 ])
 def test_play_games_arguments(monkeypatch, kwargs, name) -> None:

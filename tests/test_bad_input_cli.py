@@ -59,8 +59,9 @@ TRAIN_CASES = [
     (["--seed", "4294967296"], "--seed"), (["--learning-rate", "0"], "--learning-rate"),
     (["--learning-rate", "inf"], "--learning-rate"), (["--gamma", "1.5"], "--gamma"),
     (["--gae-lambda", "-0.1"], "--gae-lambda"), (["--clip-range", "0"], "--clip-range"),
-    (["--ent-coef", "-1"], "--ent-coef"), (["--vf-coef", "nan"], "--vf-coef"), (["--max-grad-norm", "0"], "--max-grad-norm"),
-    (["--batch-size", "1"], "--batch-size"), (["--n-epochs", "0"], "--n-epochs"), (["--eval-every", "0"], "--eval-every"),
+    (["--ent-coef", "-1"], "--ent-coef"), (["--vf-coef", "nan"], "--vf-coef"),
+    (["--max-grad-norm", "0"], "--max-grad-norm"), (["--batch-size", "1"], "--batch-size"),
+    (["--n-epochs", "0"], "--n-epochs"), (["--eval-every", "0"], "--eval-every"),
     (["--eval-games", "0"], "--eval-games"), (["--final-eval-games", "-5"], "--final-eval-games"),
     (["--snapshot-every", "0"], "--snapshot-every"), (["--max-snapshots", "0"], "--max-snapshots"),
     (["--shaping", "-0.1"], "--shaping"), (["--device", "bogus"], "--device"), (["--name", ""], "--name"),
@@ -107,7 +108,8 @@ def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
 
 EVALUATE_CASES = [
     (["random"], "give at least two agents"), (["random", "bogus"], "unknown agent 'bogus'"),
-    (["random", "mc:rollouts=2.5"], "rollouts must be an int"), (["random", "missing.zip"], "no such file: 'missing.zip'"),
+    (["random", "mc:rollouts=2.5"], "rollouts must be an int"),
+    (["random", "missing.zip"], "no such file: 'missing.zip'"),
     (["random", "greedy", "--batch", "0"], "--batch"), (["random", "greedy", "--batch", "-1"], "--batch"),
     (["random", "greedy", "--batch", "2000000", "--games", "2000000"], "--batch=2000000 would need"),
     (["random", "greedy", "--games", "1000000000000"], "--games=1000000000000 would need"),
@@ -137,7 +139,8 @@ def test_evaluate_json_must_be_writable(capsys, tmp_path: Path) -> None:
 # ---- aos_env.play ----------------------------------------------------------------------------------
 
 PLAY_CASES = [
-    (["--opponents", "bogus"], "unknown agent 'bogus'"), (["--opponents", "mc:rollouts=0"], "rollouts must be an int >= 1"),
+    (["--opponents", "bogus"], "unknown agent 'bogus'"),
+    (["--opponents", "mc:rollouts=0"], "rollouts must be an int >= 1"),
     (["--opponents", ","], "--opponents"), (["--max-turns", "0"], "--max-turns"),
     (["--seat", "2"], "--seat: must be an int 0..1 with --players 2"), (["--seat", "-1"], "--seat"),
     (["--players", "1"], "--players"), (["--seed", "-3"], "--seed"), (["--seed", "x"], "--seed"),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bad_values import floats_as_ints, ints, not_ints, not_numbers
+from bad_values import floats_as_ints, not_ints
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
