@@ -305,11 +305,9 @@ def _as_path(name: str, value: Any) -> Path:
     return Path(value)
 
 
-def check_file(name: str, value: Any, suffix: str | None = None) -> Path:
+def check_file(name: str, value: Any) -> Path:
     """An existing file (FileNotFoundError naming the path as given if it does not exist)."""
     path = _as_path(name, value)
-    if suffix is not None and path.suffix.lower() != suffix:
-        raise fail(name, f"a path to a {suffix} file", str(value))
     if not path.exists():
         raise FileNotFoundError(f"{name}: no such file: {str(value)!r}")
     if not path.is_file():
