@@ -25,6 +25,44 @@ from pathlib import Path
 
 import numpy as np
 
+from aos_env.checks import (
+    ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, int_arg, int_list_arg,
+    name_list_arg, parse_float_text,
+)
+
+
+#: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
+MAX_TRAIN_SEED = 2**32 - 1
+_OPPONENT_SEED_STEP = 11  # opponent i plays with seed + 11 * i
+
+
+def _rollout_bytes_per_step() -> int:
+    """Rollout-buffer memory per learner step: observation, mask and a few floats, float32, and
+    about as much again while the minibatches are gathered."""
+    from aos_env import core
+
+    return 2 * 4 * (core.OBS_DIM + core.NUM_ACTIONS + 8)
+
+
+def _mix_item(text: str) -> tuple[str, float]:
+    """'greedy@0.5' -> ('greedy', 0.5); 'random' -> ('random', 1.0)."""
+    spec, sep, weight = text.rpartition("@")
+    if not sep:
+        spec, weight = text, "1"
+    if not spec.strip():
+        raise ArgumentError(f"value must be spec@weight (e.g. greedy@0.5), got {text!r}")
+    try:
+        w = parse_float_text("weight", weight, 0)
+    except ArgumentError as e:
+        raise ArgumentError(f"value {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
+    return spec.strip(), w
+
+
+def _run_name(text: str) -> str:
+    if not text.strip() or text in (".", "..") or "/" in text or os.sep in text:
+        raise ArgumentError(f"value must be a folder name (not empty, no '/'), got {text!r}")
+    return text
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -32,70 +70,123 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     g = p.add_argument_group("game and run")
-    g.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game")
-    g.add_argument("--timesteps", type=int, default=4_000_000,
-                   help="learner decisions to train for (with --resume: this many more)")
-    g.add_argument("--num-envs", type=int, default=1024,
+    g.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4")
+    g.add_argument("--timesteps", type=int_arg(1), default=4_000_000,
+                   help="learner decisions to train for, at least 1 (with --resume: this many more); "
+                        "to evaluate a saved model without training, use python -m agents.evaluate")
+    g.add_argument("--num-envs", type=int_arg(1), default=1024,
                    help="games played in parallel by the batched env (more games amortise the env's per-call cost)")
-    g.add_argument("--seed", type=int, default=0, help="seed for games, opponents, evaluation and the network")
+    g.add_argument("--seed", type=int_arg(0, MAX_TRAIN_SEED), default=0,
+                   help="seed for games, opponents, evaluation and the network, 0..2**32-1")
     g.add_argument("--out", type=Path, default=Path("runs"), help="folder for runs")
-    g.add_argument("--name", default="default", help="run name: output goes to <out>/<name>/")
+    g.add_argument("--name", type=arg_type(_run_name, "name"), default="default",
+                   help="run name: output goes to <out>/<name>/")
     g.add_argument("--resume", action="store_true", help="continue the run <out>/<name>/ from its model.zip")
-    g.add_argument("--max-turns", type=int, default=200, help="turn limit of a game (over all players)")
-    g.add_argument("--device", default="cpu", help="torch device")
-    g.add_argument("--threads", type=int, default=1,
+    g.add_argument("--max-turns", type=int_arg(1), default=200, help="turn limit of a game (over all players)")
+    g.add_argument("--device", default="cpu", help="torch device (cpu, cuda, cuda:1, ...)")
+    g.add_argument("--threads", type=int_arg(1), default=1,
                    help="torch threads (1 is fastest on 2 cores: the env runs in the same process)")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     o = p.add_argument_group("opponents and self-play")
-    o.add_argument("--opponents", nargs="+", default=["greedy@0.5", "random@0.1", "self@0.4"],
-                   help="opponent mix, each 'spec@weight': spec is random, greedy, mc, mc:rollouts=4, a model "
-                        ".zip, or 'self' (the learner's own snapshots); weights are relative")
-    o.add_argument("--snapshot-every", type=int, default=250_000,
+    o.add_argument("--opponents", nargs="+", type=arg_type(_mix_item, "spec@weight"),
+                   default=["greedy@0.5", "random@0.1", "self@0.4"],
+                   help="opponent mix, each 'spec@weight': spec is "
+                        "random, greedy, mc, mc:rollouts=4, a model .zip, or 'self' (the learner's own snapshots); "
+                        "weights are relative, >= 0, at least one > 0")
+    o.add_argument("--snapshot-every", type=int_arg(1), default=250_000,
                    help="add a frozen copy of the learner to the self-play pool every this many steps")
-    o.add_argument("--max-snapshots", type=int, default=5, help="snapshots kept in the pool (oldest dropped)")
-    o.add_argument("--shaping", type=float, default=0.02,
+    o.add_argument("--max-snapshots", type=int_arg(1), default=5, help="snapshots kept in the pool (oldest dropped)")
+    o.add_argument("--shaping", type=float_arg(0), default=0.02,
                    help="reward per point of change in the learner's score lead (0 = only the final +1/-1)")
 
     n = p.add_argument_group("network and PPO")
-    n.add_argument("--net-arch", default="256,256", help="hidden layer sizes of the policy and value networks")
-    n.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate")
-    n.add_argument("--n-steps", type=int, default=16, help="steps per env per rollout (rollout = n_steps * num_envs)")
-    n.add_argument("--batch-size", type=int, default=2048, help="minibatch size")
-    n.add_argument("--n-epochs", type=int, default=4, help="passes over each rollout")
-    n.add_argument("--gamma", type=float, default=0.995, help="discount factor")
-    n.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
-    n.add_argument("--clip-range", type=float, default=0.2, help="PPO clip range")
-    n.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
-    n.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight")
-    n.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient clipping")
+    n.add_argument("--net-arch", type=int_list_arg(1), default="256,256",
+                   help="hidden layer sizes of the policy and value networks, comma separated (e.g. 256,256)")
+    n.add_argument("--learning-rate", type=float_arg(0, low_open=True), default=3e-4, help="Adam learning rate, > 0")
+    n.add_argument("--n-steps", type=int_arg(1), default=16,
+                   help="steps per env per rollout (rollout = n_steps * num_envs, at least 2)")
+    n.add_argument("--batch-size", type=int_arg(2), default=2048, help="minibatch size, at least 2")
+    n.add_argument("--n-epochs", type=int_arg(1), default=4, help="passes over each rollout")
+    n.add_argument("--gamma", type=float_arg(0, 1), default=0.995, help="discount factor, 0..1")
+    n.add_argument("--gae-lambda", type=float_arg(0, 1), default=0.95, help="GAE lambda, 0..1")
+    n.add_argument("--clip-range", type=float_arg(0, low_open=True), default=0.2, help="PPO clip range, > 0")
+    n.add_argument("--ent-coef", type=float_arg(0), default=0.01, help="entropy bonus, >= 0")
+    n.add_argument("--vf-coef", type=float_arg(0), default=0.5, help="value loss weight, >= 0")
+    n.add_argument("--max-grad-norm", type=float_arg(0, low_open=True), default=0.5, help="gradient clipping, > 0")
 
     e = p.add_argument_group("evaluation")
-    e.add_argument("--eval-every", type=int, default=500_000, help="evaluate and checkpoint every this many steps")
-    e.add_argument("--eval-games", type=int, default=200, help="games against each baseline at each evaluation")
-    e.add_argument("--final-eval-games", type=int, default=1000, help="games against each baseline at the end")
-    e.add_argument("--eval-baselines", default="random,greedy", help="agents to evaluate against")
+    e.add_argument("--eval-every", type=int_arg(1), default=500_000,
+                   help="evaluate and checkpoint every this many steps")
+    e.add_argument("--eval-games", type=int_arg(1), default=200, help="games against each baseline at each evaluation")
+    e.add_argument("--final-eval-games", type=int_arg(1), default=1000, help="games against each baseline at the end")
+    e.add_argument("--eval-baselines", type=name_list_arg, default="random,greedy",
+                   help="agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)")
     return p
 
 
-def parse_mix(items: list[str]) -> list[tuple[str, float]]:
-    """['greedy@0.5', 'self@0.4', 'random'] -> [('greedy', 0.5), ('self', 0.4), ('random', 1.0)]."""
-    out = []
-    for item in items:
-        spec, sep, weight = item.rpartition("@")
-        if not sep:
-            spec, weight = item, "1"
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+    """What argparse cannot check by itself, before anything is written; any problem is a usage
+    error (``parser.error``: exit status 2). Returns the opponents built from the specs."""
+    from agents import make_agent
+    from agents.policy import check_model_file
+    from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+
+    def usage(option: str, message: str) -> None:
+        parser.error(f"argument {option}: {message}")
+
+    # argparse passes a string default through type=, but not a list default (nargs="+")
+    args.opponents = [_mix_item(o) if isinstance(o, str) else o for o in args.opponents]
+    rollout = args.n_steps * args.num_envs
+    if rollout < 2:  # PPO normalises the advantages over the rollout
+        usage("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
+    try:
+        check_batch_memory("--num-envs", args.num_envs, BYTES_PER_GAME + args.n_steps * _rollout_bytes_per_step(),
+                           unit=f"game, with its {args.n_steps} rollout steps")
+        check_output_folder("--out", args.out)
+    except ArgumentError as e:
+        parser.error(str(e))
+    run_dir = args.out / args.name
+    if run_dir.exists() and not run_dir.is_dir():
+        usage("--name", f"{str(run_dir)!r} is a file; a run needs a folder there")
+    if args.resume:
         try:
-            out.append((spec.strip(), float(weight)))
-        except ValueError:
-            raise SystemExit(f"--opponents: bad weight in {item!r} (use spec@weight, e.g. greedy@0.5)") from None
-    if not out or sum(w for _, w in out) <= 0 or any(w < 0 for _, w in out):
-        raise SystemExit("--opponents needs at least one opponent and weights >= 0")
-    return out
+            check_model_file(run_dir / "model.zip")
+        except FileNotFoundError:
+            usage("--resume", f"no model to resume at {run_dir / 'model.zip'} (train a run first, without --resume)")
+        except ArgumentError as e:
+            usage("--resume", str(e))
+    import torch
+
+    try:
+        torch.device(args.device)
+    except RuntimeError:
+        usage("--device", f"must be a torch device such as cpu or cuda, got {args.device!r}")
+    if sum(w for _, w in args.opponents) <= 0:
+        given = " ".join(f"{s}@{w:g}" for s, w in args.opponents)
+        usage("--opponents", f"at least one weight must be > 0, got {given}")
+    opponents = {}
+    for i, (spec, w) in enumerate(args.opponents):
+        if spec in opponents or (spec == "self" and [s for s, _ in args.opponents].count("self") > 1):
+            usage("--opponents", f"{spec!r} is given twice")
+        if spec == "self":
+            continue
+        try:
+            opponents[spec] = (make_agent(spec, seed=args.seed + _OPPONENT_SEED_STEP * i), w)
+        except (ValueError, FileNotFoundError) as e:
+            usage("--opponents", str(e))
+    for i, spec in enumerate(args.eval_baselines):
+        try:
+            make_agent(spec, seed=i)
+        except (ValueError, FileNotFoundError) as e:
+            usage("--eval-baselines", str(e))
+    return opponents
 
 
 def main(argv: list[str] | None = None) -> dict:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    opponents = check_args(parser, args)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -108,35 +199,35 @@ def main(argv: list[str] | None = None) -> dict:
 
     torch.set_num_threads(args.threads)
     run_dir = args.out / args.name
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
     model_path = run_dir / "model.zip"
     history_path = run_dir / "history.json"
-    if args.resume and not model_path.exists():
-        raise SystemExit(f"--resume: no model at {model_path}")
 
-    mix = parse_mix(args.opponents)
-    self_weight = sum(w for s, w in mix if s == "self")
-    opponents = {spec: (make_agent(spec, seed=args.seed + 11 * i), w) for i, (spec, w) in enumerate(mix) if spec != "self"}
+    self_weight = sum(w for s, w in args.opponents if s == "self")
     if not opponents:  # pure self-play starts against random until the first snapshot
         opponents = {"random": (make_agent("random", seed=args.seed), 1e-6)}
     learner_env = LearnerEnv(args.num_envs, args.players, opponents, seed=args.seed, max_turns=args.max_turns,
                              shaping=args.shaping)
     env = VecMonitor(LearnerVecEnv(learner_env), info_keywords=("win", "score"))
 
-    history = json.loads(history_path.read_text()) if args.resume and history_path.exists() else []
+    history = []
     if args.resume:
-        model = MaskablePPO.load(str(model_path), env=env, device=args.device,
-                                 tensorboard_log=str(run_dir / "tb"))
+        try:  # SB3 checks that the model's spaces fit the env; a broken file raises what its reader raises
+            history = json.loads(history_path.read_text()) if history_path.exists() else []
+            model = MaskablePPO.load(str(model_path), env=env, device=args.device,
+                                     tensorboard_log=str(run_dir / "tb"))
+        except Exception as e:
+            parser.error(f"argument --resume: cannot continue the run in {run_dir}: {type(e).__name__}: {e}")
     else:
         model = MaskablePPO(
             "MlpPolicy", env,
             learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
             n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
             ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
-            policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",") if x]},
+            policy_kwargs={"net_arch": args.net_arch},
             tensorboard_log=str(run_dir / "tb"), seed=args.seed, device=args.device, verbose=0,
         )
-    baselines = [s.strip() for s in args.eval_baselines.split(",") if s.strip()]
+    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    baselines = args.eval_baselines
     started = time.time()
 
     def evaluate(games: int, seed: int) -> dict:

@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from aos_env import core
+from aos_env.checks import ArgumentError, check_optional_seed
 
 
 @runtime_checkable
@@ -35,15 +36,18 @@ class BaseAgent:
     needs_obs = True  # False for agents that look only at the mask: act then gets an empty (B, 0) obs
 
     def __init__(self, seed: int | None = 0) -> None:
-        self.seed = seed
-        self.rng = np.random.default_rng(seed)
+        self.seed = check_optional_seed("seed", seed)
+        self.rng = np.random.default_rng(self.seed)
 
     def reset(self, seed: int | None = None) -> None:
         """Restart the agent's random stream (``seed`` or the constructor's)."""
+        seed = check_optional_seed("seed", seed)
         self.rng = np.random.default_rng(self.seed if seed is None else seed)
 
     def act(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None):
-        obs, mask = np.asarray(obs), np.asarray(mask).astype(bool)
+        obs, mask = np.asarray(obs), np.asarray(mask)
+        _check_inputs(obs, mask, state, self.needs_obs)
+        mask = mask.astype(bool)
         if obs.ndim == 1:
             return int(self.act_batch(obs[None], mask[None], state)[0])
         return self.act_batch(obs, mask, state)
@@ -53,6 +57,25 @@ class BaseAgent:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"
+
+
+def _check_inputs(obs: np.ndarray, mask: np.ndarray, state, needs_obs: bool) -> None:
+    """obs (OBS_DIM,) with mask (A,), or obs (B, OBS_DIM) with mask (B, A), and state None or a
+    batch of B games. Agents that read only the mask also take an empty (B, 0) obs."""
+    A = core.NUM_ACTIONS
+    if mask.ndim not in (1, 2) or mask.shape[-1] != A or mask.dtype.kind not in "biu":
+        raise ArgumentError(f"mask must be a bool array of shape ({A},) or (B, {A}), got shape {mask.shape} "
+                            f"and dtype {mask.dtype}")
+    if obs.ndim != mask.ndim or (obs.ndim == 2 and obs.shape[0] != mask.shape[0]):
+        raise ArgumentError(f"obs must have one row per mask row: obs has shape {obs.shape}, mask {mask.shape}")
+    width_ok = obs.shape[-1] == core.OBS_DIM or (obs.shape[-1] == 0 and not needs_obs)
+    if not width_ok or obs.dtype.kind not in "biuf":
+        raise ArgumentError(f"obs must be numbers of shape (..., {core.OBS_DIM}) (core.observe), got shape "
+                            f"{obs.shape} and dtype {obs.dtype}")
+    rows = mask.shape[0] if mask.ndim == 2 else 1
+    if state is not None and (not isinstance(state, core.State) or state.batch_size != rows):
+        got = f"a State of {state.batch_size} games" if isinstance(state, core.State) else repr(type(state))
+        raise ArgumentError(f"state must be None or a core.State of {rows} games (one per mask row), got {got}")
 
 
 def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = None) -> np.ndarray:

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 from aos_env import core
+from aos_env.checks import MAX_SEED, ArgumentError, check_batch_memory, check_output_file, int_arg, seed_arg
+from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
 from .registry import make_agent
-from .tournament import format_table, play_games, summarise
+from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, summarise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,16 +26,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m agents.evaluate",
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
         epilog="Agent specs: random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8 "
-        "| path/to/model.zip (a policy saved by train.py). Give the same spec twice with a suffix such as "
-        "'greedy#2' to enter two copies.",
+        "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples from it). "
+        "Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game (default: 2)")
-    p.add_argument("--games", type=int, default=1000, help="number of games (default: 1000)")
-    p.add_argument("--seed", type=int, default=0, help="seed for the games and the agents (default: 0)")
-    p.add_argument("--batch", type=int, default=256,
+    p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")
+    p.add_argument("--games", type=int_arg(1), default=1000, help="number of games (default: 1000)")
+    p.add_argument("--seed", type=seed_arg, default=0,
+                   help="seed for the games and the agents, 0..2**63-1 (default: 0); games play seeds "
+                   "seed..seed+games-1")
+    p.add_argument("--batch", type=int_arg(1), default=256,
                    help="games played at once on the batched engine (default: 256; lower it for mc)")
-    p.add_argument("--max-turns", type=int, default=core.DEFAULT_MAX_TURNS,
+    p.add_argument("--max-turns", type=int_arg(1), default=core.DEFAULT_MAX_TURNS,
                    help=f"turn limit per game, over all players (default: {core.DEFAULT_MAX_TURNS})")
     p.add_argument("--json", type=Path, default=Path("tournament.json"),
                    help="where to write the results as JSON (default: tournament.json)")
@@ -42,18 +45,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = build_parser().parse_args(argv)
+AGENT_SEED_STEP = 1000  # agent i plays with seed + 1000 * (i + 1)
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[list[str], list]:
+    """Everything argparse cannot check alone, before any game is played or file written;
+    a problem is a usage error (``parser.error``). Returns the agents' names and the agents."""
     if len(args.agents) < 2:
-        sys.exit("give at least two agents")
-    if args.games < 1:
-        sys.exit("--games must be at least 1")
+        parser.error(f"give at least two agents, got {len(args.agents)}: {' '.join(args.agents)}")
+    last_seed = args.seed + max(args.games - 1, AGENT_SEED_STEP * len(args.agents))
+    if last_seed > MAX_SEED:
+        parser.error(f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
+                     f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
+                     f"got {args.seed}")
+    try:
+        check_batch_memory("--games", args.games, RESULT_BYTES_PER_GAME)
+        check_batch_memory("--batch", min(args.batch, args.games), BYTES_PER_GAME)
+        check_output_file("--json", args.json)
+    except ArgumentError as e:
+        parser.error(str(e))
     names, agents = [], []
     for i, spec in enumerate(args.agents):
         base = spec.split("#")[0]
         name = spec if spec not in names else f"{spec}#{i}"
         names.append(name)
-        agents.append(make_agent(base, seed=args.seed + 1000 * (i + 1)))
+        try:
+            agents.append(make_agent(base, seed=args.seed + AGENT_SEED_STEP * (i + 1)))
+        except (ValueError, FileNotFoundError) as e:
+            parser.error(str(e))
+    return names, agents
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    names, agents = check_args(parser, args)
     t = time.perf_counter()
     res = play_games(agents, args.players, args.games, seed=args.seed, batch_size=args.batch,
                      max_turns=args.max_turns, progress=not args.no_progress, names=names)

@@ -35,6 +35,7 @@ import numpy as np
 
 from aos_env import core
 from aos_env.cards import ACTIONS, BONUS_FIELDS, DEFAULT, NUM_KINDS, CardSet
+from aos_env.checks import fail
 from aos_env.core import OBS_PHASES, Phase
 from aos_env.core.constants import (
     ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, OPTION_B, STONE, TARGET_1, YES,
@@ -79,6 +80,8 @@ class GreedyAgent(BaseAgent):
     name = "greedy"
 
     def __init__(self, seed: int | None = 0, cards: CardSet | None = None) -> None:
+        if cards is not None and not isinstance(cards, CardSet):
+            raise fail("cards", "a CardSet (aos_env.cards.load_cards) or None", cards)
         super().__init__(seed)
         self.cards = cards or DEFAULT
         self.value = spirit_values(self.cards)

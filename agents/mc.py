@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
+from aos_env.checks import check_batch_memory, check_choice, check_int, check_optional_int, fail
+from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
 from .base import BaseAgent, act_on_state
 from .greedy import GreedyAgent
@@ -74,12 +76,16 @@ def determinise(state: core.State, viewer: np.ndarray, rng: np.random.Generator)
     state.stones[:] = new[:, 3 + P : 3 + 2 * P]
 
 
+#: Rollout policies by name (or pass any agent).
+ROLLOUT_POLICIES = ("greedy", "random")
+
+
 class MonteCarloAgent(BaseAgent):
     """Determinised Monte-Carlo search (see the module docstring).
 
-    rollouts: rollouts per legal action. rollout_policy: "greedy", "random" or
-    an agent. max_rollout_turns: cut each rollout after this many turns (None:
-    play to the end). The defaults (32 rollouts, greedy, 8 turns) beat the
+    rollouts: rollouts per legal action (an int >= 1). rollout_policy: "greedy",
+    "random" or an agent. max_rollout_turns: cut each rollout after this many
+    turns (an int >= 1, or None: play to the end). The defaults (32 rollouts, greedy, 8 turns) beat the
     greedy agent in most 2-player games at well under a second per decision.
     """
 
@@ -93,10 +99,17 @@ class MonteCarloAgent(BaseAgent):
         max_rollout_turns: int | None = 8,
         seed: int | None = 0,
     ) -> None:
+        rollouts = check_int("rollouts", rollouts, 1)
+        # one searched game holds up to one copy per (legal action, rollout)
+        check_batch_memory("rollouts", rollouts, core.NUM_ACTIONS * BYTES_PER_GAME, unit="rollout")
+        max_rollout_turns = check_optional_int("max_rollout_turns", max_rollout_turns, 1)
+        if isinstance(rollout_policy, str):
+            check_choice("rollout_policy", rollout_policy, ROLLOUT_POLICIES)
+        elif not callable(getattr(rollout_policy, "act", None)):
+            raise fail("rollout_policy", f"one of {', '.join(map(repr, ROLLOUT_POLICIES))} or an agent (with an "
+                       "act method)", rollout_policy)
         super().__init__(seed)
-        if rollouts < 1:
-            raise ValueError(f"rollouts must be >= 1, got {rollouts}")
-        self.rollouts = int(rollouts)
+        self.rollouts = rollouts
         self.max_rollout_turns = max_rollout_turns
         if rollout_policy == "greedy":
             rollout_policy = GreedyAgent(seed=seed)

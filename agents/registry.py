@@ -1,11 +1,22 @@
 """Agents by name: ``make_agent("greedy")``, ``make_agent("mc:rollouts=32")``, ``make_agent("runs/x/model.zip")``.
 
-A spec is a name with optional ``key=value`` arguments after a colon, comma
+A spec is a name with optional ``key=value`` options after a colon, comma
 separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random``.
-A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent).
+A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent);
+it takes options too: ``runs/x/model.zip:deterministic=false``.
+
+Options are typed (see ``OPTIONS``): an int option takes only a whole number
+(``rollouts=2.5`` is an error, not 2), ``none`` stands for None where an
+option allows it, and a bool is ``true`` or ``false``. A bad spec raises
+ValueError (FileNotFoundError for a missing model file) and builds nothing.
 """
 
 from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from aos_env.checks import ArgumentError, did_you_mean, parse_int_text
 
 from .base import BaseAgent
 from .greedy import GreedyAgent
@@ -14,33 +25,106 @@ from .policy import PolicyAgent
 from .random_agent import RandomAgent
 
 NAMES = ("random", "greedy", "mc")
+MODEL_SUFFIX = ".zip"
 
 
-def _value(text: str):
-    for cast in (int, float):
+def _int(key: str, text: str) -> int:
+    return parse_int_text(key, text)
+
+
+def _optional_int(key: str, text: str) -> int | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return parse_int_text(key, text)
+    except ArgumentError:
+        raise ArgumentError(f"{key} must be an int or none, got {text!r}") from None
+
+
+def _bool(key: str, text: str) -> bool:
+    value = {"true": True, "false": False}.get(text.lower())
+    if value is None:
+        raise ArgumentError(f"{key} must be true or false, got {text!r}")
+    return value
+
+
+def _text(key: str, text: str) -> str:
+    if not text:
+        raise ArgumentError(f"{key} must not be empty")
+    return text
+
+
+#: The options of each agent in a spec: name -> {option: parser of its text}. The constructor
+#: then checks the parsed value's range (MonteCarloAgent: rollouts >= 1, ...).
+OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
+    "random": {},
+    "greedy": {},
+    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int},
+    "model": {"deterministic": _bool, "device": _text},
+}
+_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent}
+
+
+def _split(spec: str) -> tuple[str, str, bool]:
+    """(name or model path, options text, is a model)."""
+    if spec.lower().endswith(MODEL_SUFFIX):
+        return spec, "", True
+    i = spec.lower().rfind(MODEL_SUFFIX + ":")  # rfind: a Windows path has a colon of its own
+    if i >= 0:
+        return spec[: i + len(MODEL_SUFFIX)], spec[i + len(MODEL_SUFFIX) + 1 :], True
+    name, _, args = spec.partition(":")
+    looks_like_path = "/" in name or os.sep in name
+    return (name if looks_like_path else name.strip().lower()), args, looks_like_path
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"mc:rollouts=8"`` -> ``("mc", {"rollouts": 8})``; a model path gives ``(path, options)``.
+
+    Checks the name and every option's name and type (not the ranges: the
+    agent's constructor does). Raises ValueError.
+    """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ArgumentError(f"an agent spec must be a non-empty string such as 'greedy' or 'mc:rollouts=8', "
+                            f"got {spec!r}")
+    name, args, is_model = _split(spec.strip())
+    if not is_model and name not in _BUILD:
+        raise ArgumentError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)} or a path to a model "
+                            f"{MODEL_SUFFIX}{did_you_mean(name, NAMES)}")
+    allowed = OPTIONS["model" if is_model else name]
+    kwargs: dict[str, Any] = {}
+    for item in args.split(","):
+        if not item.strip():
+            continue  # "mc:" has no options; a trailing comma is harmless
+        key, sep, text = (part.strip() for part in item.partition("="))
+        if not sep or not key:
+            raise ArgumentError(f"agent {spec!r}: options are key=value, comma separated, got {item!r}")
+        if key not in allowed:
+            what = "a model" if is_model else f"agent {name!r}"
+            options = f"its options are {', '.join(allowed)}" if allowed else "it takes no options"
+            raise ArgumentError(f"agent {spec!r}: unknown option {key!r} for {what}; {options}")
+        if key in kwargs:
+            raise ArgumentError(f"agent {spec!r}: option {key!r} is given twice")
         try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"none": None, "true": True, "false": False}.get(text.lower(), text)
+            kwargs[key] = allowed[key](key, text)
+        except ArgumentError as e:
+            raise ArgumentError(f"agent {spec!r}: {e}") from None
+    return name, kwargs
 
 
 def make_agent(spec: str, seed: int | None = 0) -> BaseAgent:
-    """Build an agent from a spec string (see the module docstring)."""
-    if spec.endswith(".zip"):
-        return PolicyAgent(spec, seed=seed)
-    name, _, args = spec.partition(":")
-    kwargs = {}
-    for item in filter(None, args.split(",")):
-        key, sep, val = item.partition("=")
-        if not sep:
-            raise ValueError(f"agent {spec!r}: arguments are key=value, got {item!r}")
-        kwargs[key.strip()] = _value(val.strip())
-    name = name.strip().lower()
-    if name == "random":
-        return RandomAgent(seed=seed, **kwargs)
-    if name == "greedy":
-        return GreedyAgent(seed=seed, **kwargs)
-    if name == "mc":
-        return MonteCarloAgent(seed=seed, **kwargs)
-    raise ValueError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)} or a path to a model .zip")
+    """Build an agent from a spec string (see the module docstring).
+
+    Raises ValueError naming the spec and the bad part (an unknown agent or
+    option, a value of the wrong type or range, a file that is not a model
+    of this env), FileNotFoundError for a missing model file.
+    """
+    name, kwargs = parse_spec(spec)
+    build = _BUILD.get(name)
+    try:
+        if build is None:
+            return PolicyAgent(name, seed=seed, **kwargs)
+        return build(seed=seed, **kwargs)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"agent {spec!r}: {e}") from None
+    except ValueError as e:
+        raise ArgumentError(f"agent {spec!r}: {e}") from None

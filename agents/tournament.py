@@ -15,8 +15,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from aos_env import core
+from aos_env.checks import check_batch_memory, check_int, check_seeds, fail
+from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
 from .base import act_on_state
+
+
+#: Memory of one game's entry in Results (lineup, scores, winner, turns, seed; 4 players), and
+#: the lineup being built.
+RESULT_BYTES_PER_GAME = 2 * 8 * (2 * 4 + 3)
 
 
 @dataclass
@@ -59,12 +66,29 @@ def play_games(
     progress: bool = False,
     names: list[str] | None = None,
 ) -> Results:
-    """Play ``games`` games (seats from ``lineups_for``), ``batch_size`` at a time."""
+    """Play ``games`` games (seats from ``lineups_for``), ``batch_size`` at a time.
+
+    Game i plays seed ``seed + i``. Raises ValueError for bad arguments, before any game.
+    """
     import time
 
-    names = names or [getattr(a, "name", type(a).__name__) for a in agents]
+    if not isinstance(agents, (list, tuple)) or not agents:
+        raise fail("agents", "a non-empty list of agents", agents)
+    for i, a in enumerate(agents):
+        if not callable(getattr(a, "act", None)):
+            raise fail(f"agents[{i}]", "an agent (with an act method)", a)
+    num_players = check_int("num_players", num_players, 2, 4)
+    games = check_int("games", games, 1)
+    check_batch_memory("games", games, RESULT_BYTES_PER_GAME)  # the results of all games stay in memory
+    seeds = check_seeds("seed", seed, games)
+    batch_size = check_int("batch_size", batch_size, 1)
+    check_batch_memory("batch_size", min(batch_size, games), BYTES_PER_GAME)
+    check_int("max_turns", max_turns, 1)
+    if names is not None and (not isinstance(names, (list, tuple)) or len(names) != len(agents)
+                              or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names)):
+        raise fail("names", f"None or {len(agents)} different strings, one per agent", names)
+    names = list(names or [getattr(a, "name", type(a).__name__) for a in agents])
     lineups = lineups_for(len(agents), num_players, games)
-    seeds = seed + np.arange(games)
     winner_seat = np.full(games, -1)
     scores = np.zeros((games, num_players), dtype=np.int64)
     turns = np.zeros(games, dtype=np.int64)

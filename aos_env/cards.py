@@ -10,6 +10,7 @@ abilities, the game-end scoring table and one count vector per special ability.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .checks import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -125,12 +128,18 @@ class CardSet:
         return len(self.ids)
 
     def kind(self, name_or_id: str) -> int:
-        """Kind index of a card given its name (``"Sphinx"``) or id (``"AS018"``)."""
+        """Kind index of a card given its name (``"Sphinx"``) or id (``"AS018"``), any case.
+
+        Raises ValueError for anything else, suggesting close names for a typo.
+        """
+        if not isinstance(name_or_id, str):
+            raise ValueError(f"a card name or id must be a string, got {name_or_id!r}")
         key = name_or_id.strip().lower()
         for k, (cid, name) in enumerate(zip(self.ids, self.names)):
             if key in (cid.lower(), name.lower()):
                 return k
-        raise KeyError(f"no card named or numbered {name_or_id!r}; known: {', '.join(self.names)}")
+        hint = did_you_mean(name_or_id.strip(), self.names + self.ids) or "; known: " + ", ".join(self.names)
+        raise ValueError(f"no card named or numbered {name_or_id!r}{hint}")
 
     def label(self, k: int) -> str:
         """``"Sphinx (AS018)"``: how a kind is shown to people."""
@@ -229,13 +238,21 @@ def _check_effect(where: str, timing: str, effect: dict) -> None:
 
 def parse_cards(data: dict, source: str = "<data>") -> CardSet:
     """Validate parsed TOML (``{"card": [...]}``) and build the tables."""
-    cards = data.get("card")
+    cards = data.get("card") if isinstance(data, dict) else None
     if not isinstance(cards, list):
         raise CardDataError(f"{source}: expected a list of [[card]] tables")
     if len(cards) != NUM_KINDS:
         raise CardDataError(f"{source}: expected {NUM_KINDS} card kinds, found {len(cards)}")
-    for i, card in enumerate(cards):
-        _check_card(i, card)
+    seen: dict[str, str] = {}
+    try:
+        for i, card in enumerate(cards):
+            _check_card(i, card)
+            key = card["name"].strip().lower()  # names are how people (and positions) refer to cards
+            if key in seen:
+                raise _fail(card["id"], "name", f"{card['name']!r} is also the name of {seen[key]}; names must differ")
+            seen[key] = card["id"]
+    except CardDataError as e:
+        raise CardDataError(f"{source}: {e}") from None
     total = sum(c["copies"] for c in cards)
     if total != TOTAL_CARDS:
         raise CardDataError(
@@ -295,19 +312,36 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
 
 @lru_cache(maxsize=8)
 def _load_cached(path: str) -> CardSet:
-    with open(path, "rb") as f:
-        try:
-            data = tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise CardDataError(f"{path}: not valid TOML: {e}") from None
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:  # a permission error, a file that vanished, ...
+        raise CardDataError(f"{path}: cannot read the card file: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CardDataError(f"{path}: not valid UTF-8 (byte {e.start}: {raw[e.start:e.start + 1]!r}); "
+                            "card files are TOML, which is UTF-8") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CardDataError(f"{path}: not valid TOML: {e}") from None
     return parse_cards(data, source=path)
 
 
 def load_cards(card_file: str | Path | None = None) -> CardSet:
-    """Load and validate a card file (default: the shipped set). Cached per path."""
+    """Load and validate a card file (default: the shipped set). Cached per path.
+
+    Raises ``FileNotFoundError`` for a missing file and :class:`CardDataError`
+    (a ValueError naming the file, and the card and field) for a file that
+    cannot be read or does not follow the schema.
+    """
+    if card_file is not None and not isinstance(card_file, (str, os.PathLike)):
+        raise CardDataError(f"card_file must be a path (str or os.PathLike) or None, got {card_file!r}")
     path = Path(card_file) if card_file is not None else DEFAULT_CARD_FILE
+    if not path.exists():
+        raise FileNotFoundError(f"card file not found: {str(path)!r}")
     if not path.is_file():
-        raise FileNotFoundError(f"card file not found: {path}")
+        raise CardDataError(f"{path}: a card file must be a file, not a folder")
     return _load_cached(str(path.resolve()))
 
 

@@ -38,7 +38,7 @@ def cards_markdown(cards: CardSet | None = None) -> str:
         f"{cards.num_kinds} kinds, {int(cards.copies.sum())} cards. Cost symbols: K black, G green, R red,",
         "Y yellow, U blue, * any. *Named* spirits are the ten the rulebook mentions; the others are this",
         "project's reconstruction. *Effect* is what the engine runs: a plain bonus per copy from the data",
-        "table, game-end scoring, or a special ability with its own function in `aos_env/core/abilities.py`.",
+        "table, game-end scoring, or a special ability with its own function in `aos_env/core/np_engine/abilities.py` (and its compiled twin in `nb_engine/`).",
         "",
         "| id | name | colour (no.) | copies | cost | icons | points | timing | optional | effect | ability |",
         "|---|---|---|---|---|---|---|---|---|---|---|",

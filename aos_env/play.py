@@ -17,8 +17,12 @@ from typing import TextIO
 import numpy as np
 
 from . import core
+from .checks import MAX_SEED, int_arg, seed_arg
 from .env import raw_env
 from .render import agent_name, describe_action, legal_actions_text, render_text
+
+
+BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,13 +30,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m aos_env.play",
         description="Play Age of Summoners in the terminal against bots.",
     )
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="number of players (default: 2)")
+    p.add_argument("--players", type=int_arg(2, 4), default=2, help="number of players, 2..4 (default: 2)")
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
                    "random, greedy, mc, mc:rollouts=32, or a model .zip from train.py (default: greedy)")
-    p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default: 0)")
-    p.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
-    p.add_argument("--max-turns", type=int, default=core.DEFAULT_MAX_TURNS,
+    p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0..players-1 (default: 0)")
+    p.add_argument("--seed", type=seed_arg, default=None, help="game seed, 0..2**63-1 (default: random)")
+    p.add_argument("--max-turns", type=int_arg(1), default=core.DEFAULT_MAX_TURNS,
                    help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})")
     return p
 
@@ -49,7 +53,7 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             return None
-        if text.isdigit() and 1 <= int(text) <= len(options):
+        if text.isascii() and text.isdigit() and 1 <= int(text) <= len(options):  # not "²": isdigit() takes it
             return options[int(text) - 1][0]
         print(f"  '{line.strip()}' is not one of the choices: type a number from 1 to {len(options)}.", file=out)
 
@@ -57,22 +61,27 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     from agents import act_on_env, make_agent  # the bots live in the agents package
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     inp, out = inp or sys.stdin, out or sys.stdout
     P = args.players
     if not 0 <= args.seat < P:
-        print(f"--seat must be between 0 and {P - 1}", file=out)
-        return 2
+        parser.error(f"argument --seat: must be an int 0..{P - 1} with --players {P}, got {args.seat}")
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
-        print("--opponents needs at least one bot", file=out)
-        return 2
+        parser.error(f"argument --opponents: needs at least one bot spec, got {args.opponents!r}")
+    if args.seed is not None and args.seed > MAX_SEED - BOT_SEED_STEP * P:
+        parser.error(f"argument --seed: must be at most {MAX_SEED - BOT_SEED_STEP * P} (the bots use seeds up to "
+                     f"seed+{BOT_SEED_STEP * P}), got {args.seed}")
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     bots = {}
     others = [p for p in range(P) if p != args.seat]
     for i, p in enumerate(others):
         spec = specs[i % len(specs)]
-        bots[p] = (spec, make_agent(spec, seed=seed + 17 * (p + 1)))
+        try:
+            bots[p] = (spec, make_agent(spec, seed=seed + BOT_SEED_STEP * (p + 1)))
+        except (ValueError, FileNotFoundError) as e:
+            parser.error(f"argument --opponents: {e}")
     env = raw_env(num_players=P, max_turns=args.max_turns)
     env.reset(seed=seed)
     me = agent_name(args.seat)

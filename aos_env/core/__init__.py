@@ -10,7 +10,7 @@ Two engines play exactly the same games: ``nb_engine`` (compiled with numba, the
 """
 
 from .api import (
-    BACKEND_ENV, default_backend, describe_illegal, final_scores, init, observe, refresh, reset, score_lead, step,
+    BACKEND_ENV, PEAK_BYTES_PER_GAME, default_backend, describe_illegal, final_scores, init, observe, refresh, reset, score_lead, step,
     truncate, winners,
 )
 from .constants import (
@@ -27,5 +27,5 @@ __all__ = [
     "MANA_BLACK", "MANA_GREEN", "MANA_RED", "MANA_YELLOW", "MANA_BLUE", "STONE", "OPTION_A", "OPTION_B", "YES",
     "NO", "TARGET_1", "TARGET_2", "TARGET_3", "NUM_DECISION_PHASES", "OBS_DIM", "OBS_VERSION", "obs_slices",
     "obs_value", "observation_bounds", "BACKENDS", "BACKEND_ENV", "default_backend", "FIELD_NAMES",
-    "PUBLIC_FIELDS", "bytes_per_game",
+    "PUBLIC_FIELDS", "bytes_per_game", "PEAK_BYTES_PER_GAME",
 ]

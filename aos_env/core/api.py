@@ -25,6 +25,10 @@ from . import np_engine
 
 #: The environment variable that picks the default engine.
 BACKEND_ENV = "AOS_BACKEND"
+#: Memory one game may take in init/step/observe, temporaries included: the numpy engine's
+#: measured peak (tracemalloc, 4 players, batch 4096, init + 30 steps + observe) is about 8 kB;
+#: twice that leaves room. ``init`` refuses batches that would not fit (aos_env.checks).
+PEAK_BYTES_PER_GAME = 16 * 1024
 
 
 def default_backend() -> str:
@@ -78,8 +82,8 @@ def init(
     P = checks.check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     max_turns = checks.check_int("max_turns", max_turns, 1)
     backend = _resolve_backend(backend)
-    seeds = checks.check_seed("seed", seed, B)
-    checks.check_batch_memory("num_envs", B, bytes_per_game(P))
+    checks.check_batch_memory("num_envs", B, PEAK_BYTES_PER_GAME)
+    seeds = checks.check_seeds("seed", seed, B)
     if cards is None:
         cards = load_cards(card_file)
     elif not isinstance(cards, CardSet):
@@ -114,7 +118,7 @@ def reset(state: State, games, seed) -> State:
     """
     _check_state(state)
     g = _check_games(state, games)
-    seeds = checks.check_seed("seed", seed, g.size)
+    seeds = checks.check_seeds("seed", seed, g.size)
     if g.size:
         fresh = empty_state(g.size, state.num_players, state.max_turns, state.cards, state.backend)
         _engine(state).setup(fresh, seeds)

@@ -1,0 +1,184 @@
+"""Bad input (issue 14): the command lines ``train.py``, ``python -m agents.evaluate`` and
+``python -m aos_env.play``.
+
+Every bad argument is a usage error: exit status 2, a usage line and a message naming the
+option on stderr, no traceback, and nothing written (no run folder, no JSON). Most cases
+run in-process (argparse's ``parser.error`` raises SystemExit); a few run the real
+commands in a subprocess.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from agents import evaluate
+from aos_env import checks, play
+from aos_env.checks import MAX_SEED
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
+train = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(train)
+
+
+def usage_error(capsys, run, option: str) -> str:
+    """``run()`` exits with status 2 and a usage message naming ``option``; returns stderr."""
+    with pytest.raises(SystemExit) as e:
+        run()
+    err = capsys.readouterr().err
+    assert e.value.code == 2, err
+    assert "usage:" in err and "error:" in err, err
+    assert option in err, (option, err)
+    return err
+
+
+# ---- train.py --------------------------------------------------------------------------------
+
+TRAIN_CASES = [
+    (["--num-envs", "0"], "--num-envs"), (["--num-envs", "abc"], "--num-envs"), (["--num-envs", "2.5"], "--num-envs"),
+    (["--num-envs", "1000000000"], "--num-envs"), (["--num-envs", "１"], "--num-envs"),
+    (["--opponents", "bogus@1"], "unknown agent 'bogus'"), (["--opponents", "greedy@x"], "--opponents"),
+    (["--opponents", "greedy@-1"], "--opponents"), (["--opponents", "greedy@0"], "at least one weight must be > 0"),
+    (["--opponents", "greedy@nan"], "--opponents"), (["--opponents", "mc:rollouts=2.5@1"], "rollouts must be an int"),
+    (["--opponents", "@1"], "--opponents"), (["--opponents", "self@1", "self@1"], "'self' is given twice"),
+    (["--opponents", "greedy@1", "greedy@2"], "'greedy' is given twice"),
+    (["--net-arch", "abc"], "--net-arch"), (["--net-arch", ""], "--net-arch"), (["--net-arch", "64,0"], "--net-arch"),
+    (["--max-turns", "0"], "--max-turns"), (["--n-steps", "0"], "--n-steps"), (["--threads", "0"], "--threads"),
+    (["--eval-baselines", "bogus"], "--eval-baselines"), (["--eval-baselines", ""], "--eval-baselines"),
+    (["--eval-baselines", "random,random"], "--eval-baselines"), (["--timesteps", "-1"], "--timesteps"),
+    (["--timesteps", "0"], "--timesteps"), (["--resume"], "--resume: no model to resume"),
+    (["--players", "5"], "--players"), (["--players", "²"], "--players"), (["--seed", "-1"], "--seed"),
+    (["--seed", "4294967296"], "--seed"), (["--learning-rate", "0"], "--learning-rate"),
+    (["--learning-rate", "inf"], "--learning-rate"), (["--gamma", "1.5"], "--gamma"),
+    (["--gae-lambda", "-0.1"], "--gae-lambda"), (["--clip-range", "0"], "--clip-range"),
+    (["--ent-coef", "-1"], "--ent-coef"), (["--vf-coef", "nan"], "--vf-coef"),
+    (["--max-grad-norm", "0"], "--max-grad-norm"), (["--batch-size", "1"], "--batch-size"),
+    (["--n-epochs", "0"], "--n-epochs"), (["--eval-every", "0"], "--eval-every"),
+    (["--eval-games", "0"], "--eval-games"), (["--final-eval-games", "-5"], "--final-eval-games"),
+    (["--snapshot-every", "0"], "--snapshot-every"), (["--max-snapshots", "0"], "--max-snapshots"),
+    (["--shaping", "-0.1"], "--shaping"), (["--device", "bogus"], "--device"), (["--name", ""], "--name"),
+    (["--name", "../x"], "--name"), (["--num-envs", "1", "--n-steps", "1"], "needs at least 2 steps"),
+    (["--bogus-option"], "unrecognized arguments"),
+]
+
+
+@pytest.mark.parametrize("argv,option", TRAIN_CASES)
+def test_train_arguments(capsys, tmp_path: Path, argv, option) -> None:
+    parser = train.build_parser()
+    out = tmp_path / "runs"
+    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(out)] + argv)), option)
+    assert not out.exists()  # nothing written
+
+
+def test_train_out_and_broken_resume(capsys, tmp_path: Path) -> None:
+    parser = train.build_parser()
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(a_file)])), "--out")
+    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path), "--name", "file"])),
+                "--name")
+    run = tmp_path / "runs" / "broken"
+    run.mkdir(parents=True)
+    with zipfile.ZipFile(run / "model.zip", "w") as z:
+        z.writestr("readme.txt", "not a model")
+    err = usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
+        ["--out", str(tmp_path / "runs"), "--name", "broken", "--resume"])), "--resume")
+    assert "not a saved MaskablePPO model" in err
+    assert sorted(p.name for p in run.iterdir()) == ["model.zip"]
+
+
+def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
+    parser = train.build_parser()
+    args = parser.parse_args(["--out", str(tmp_path / "runs")])
+    opponents = train.check_args(parser, args)
+    assert set(opponents) == {"greedy", "random"} and args.opponents[-1] == ("self", 0.4)
+    assert args.net_arch == [256, 256] and args.eval_baselines == ["random", "greedy"]
+    assert not (tmp_path / "runs").exists()
+
+
+# ---- agents.evaluate -----------------------------------------------------------------------------
+
+EVALUATE_CASES = [
+    (["random"], "give at least two agents"), (["random", "bogus"], "unknown agent 'bogus'"),
+    (["random", "mc:rollouts=2.5"], "rollouts must be an int"),
+    (["random", "missing.zip"], "no such file: 'missing.zip'"),
+    (["random", "greedy", "--batch", "0"], "--batch"), (["random", "greedy", "--batch", "-1"], "--batch"),
+    (["random", "greedy", "--batch", "2000000", "--games", "2000000"], "--batch=2000000 would need"),
+    (["random", "greedy", "--games", "1000000000000"], "--games=1000000000000 would need"),
+    (["random", "greedy", "--max-turns", "0"], "--max-turns"), (["random", "greedy", "--games", "0"], "--games"),
+    (["random", "greedy", "--players", "5"], "--players"), (["random", "greedy", "--seed", "-1"], "--seed"),
+    (["random", "greedy", "--seed", str(MAX_SEED)], "--seed: must be at most"),
+    (["random", "greedy", "--games", "2.5"], "--games"),
+]
+
+
+@pytest.mark.parametrize("argv,option", EVALUATE_CASES)
+def test_evaluate_arguments(capsys, monkeypatch, tmp_path: Path, argv, option) -> None:
+    monkeypatch.setattr(checks, "total_memory", lambda: 8 * 10**9)  # the memory cases do not depend on this machine
+    out = tmp_path / "t.json"
+    usage_error(capsys, lambda: evaluate.main(["--no-progress", "--json", str(out)] + argv), option)
+    assert not out.exists()
+
+
+def test_evaluate_json_must_be_writable(capsys, tmp_path: Path) -> None:
+    usage_error(capsys, lambda: evaluate.main(["random", "greedy", "--json", str(tmp_path)]), "--json")
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    usage_error(capsys, lambda: evaluate.main(["random", "greedy", "--json", str(a_file / "t.json")]), "--json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+# ---- aos_env.play ----------------------------------------------------------------------------------
+
+PLAY_CASES = [
+    (["--opponents", "bogus"], "unknown agent 'bogus'"),
+    (["--opponents", "mc:rollouts=0"], "rollouts must be an int >= 1"),
+    (["--opponents", ","], "--opponents"), (["--max-turns", "0"], "--max-turns"),
+    (["--seat", "2"], "--seat: must be an int 0..1 with --players 2"), (["--seat", "-1"], "--seat"),
+    (["--players", "1"], "--players"), (["--seed", "-3"], "--seed"), (["--seed", "x"], "--seed"),
+    (["--seed", str(MAX_SEED)], "--seed: must be at most"),
+]
+
+
+@pytest.mark.parametrize("argv,option", PLAY_CASES)
+def test_play_arguments(capsys, argv, option) -> None:
+    out = io.StringIO()
+    usage_error(capsys, lambda: play.main(argv, inp=io.StringIO("q\n"), out=out), option)
+    assert out.getvalue() == ""  # no game started
+
+
+def test_play_accepts_only_ascii_digits() -> None:
+    options = [(7, "first"), (9, "second")]
+    out = io.StringIO()
+    assert play.ask(options, io.StringIO("²\n٣\n１\n 2 \n"), out) == 9
+    for text in ("²", "٣", "１"):
+        assert f"'{text}' is not one of the choices" in out.getvalue()
+
+
+# ---- real command lines -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command,option", [
+    (["train.py", "--num-envs", "0"], "--num-envs"),
+    (["train.py", "--timesteps", "0"], "--timesteps"),
+    (["train.py", "--resume", "--name", "nothing"], "--resume"),
+    (["-m", "agents.evaluate", "random", "bogus"], "unknown agent"),
+    (["-m", "aos_env.play", "--opponents", "bogus"], "unknown agent"),
+])
+def test_commands_exit_with_a_usage_error(tmp_path: Path, command, option) -> None:
+    if command[0] == "train.py":
+        command = [str(ROOT / "train.py"), "--out", str(tmp_path / "runs")] + command[1:]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable] + command, cwd=tmp_path, capture_output=True, text=True, env=env,
+                         stdin=subprocess.DEVNULL, timeout=120)
+    assert res.returncode == 2, res.stderr
+    assert "usage:" in res.stderr and option in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert list(tmp_path.iterdir()) == []  # no run folder, no tournament.json
