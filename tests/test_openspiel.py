@@ -5,6 +5,8 @@ OpenSpiel's bots playing it."""
 from __future__ import annotations
 
 import os
+import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -136,6 +138,8 @@ def test_state_serialize_round_trip() -> None:
     assert str(copy) == str(state)
     with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
         game.serialize()
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pickle.dumps(state)  # pyspiel pickles a state together with its game
 
 
 # ---- observations ---------------------------------------------------------------------------------
@@ -422,3 +426,15 @@ def test_cpp_mcts_bot_step_crashes_on_python_games_but_mcts_search_works() -> No
     assert crashed.returncode == -signal.SIGSEGV, (crashed.returncode, crashed.stdout, crashed.stderr)
     works = _run(_CPP_MCTS.format(choose="bot.mcts_search(state).best_child().action"))
     assert works.returncode == 0 and "finished [0.0, 0.0]" in works.stdout, works.stderr
+
+
+def test_docs_openspiel_examples_run(capsys) -> None:
+    """The code in docs/ecosystem.md's OpenSpiel section runs as written."""
+    text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    section = text.split("\n## OpenSpiel\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    assert len(blocks) == 2
+    for code in blocks:
+        exec(compile(code, "docs/ecosystem.md", "exec"), {})
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] == "[0.0, 0.0]" and len(lines) > 20
