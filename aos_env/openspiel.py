@@ -276,7 +276,8 @@ class AgeOfSummonersState(pyspiel.State):
     def returns(self) -> list[float]:
         return list(self._returns) if self.is_terminal() else [0.0] * self._num_players
 
-    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "AgeOfSummonersState":
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler: Callable[[], float]) -> "AgeOfSummonersState":
         """A copy consistent with what ``player_id`` knows, hidden cards dealt anew (IS-MCTS).
 
         Kept: everything public and ``player_id``'s own hand, offer view and decision
@@ -335,7 +336,8 @@ def full_text(s: core.State, seed: int | None = None) -> str:
     for p in range(s.num_players):
         head = int(s.head[0, p])
         lines.append(
-            f"{agent_name(p)}: vp {int(s.vp[0, p])} faith {int(s.faith[0, p])} | hand: {_counts_text(names, s.hand[0, p])}"
+            f"{agent_name(p)}: vp {int(s.vp[0, p])} faith {int(s.faith[0, p])}"
+            f" | hand: {_counts_text(names, s.hand[0, p])}"
             f" | mana: {_counts_text(names, s.mana[0, p])} (head {names[head] if head >= 0 else '-'})"
             f" | stones: {_counts_text(names, s.stones[0, p])} | spirits: {_counts_text(names, s.spirits[0, p])}"
         )

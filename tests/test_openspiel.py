@@ -98,7 +98,8 @@ def test_bad_parameter_types_and_names() -> None:
     with pytest.raises(pyspiel.SpielError, match="Wrong type for parameter players"):
         pyspiel.load_game(NAME, {"players": 2.5})
     # the class itself (used without load_game) checks them too
-    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['seed'\]; allowed: \['max_turns', 'players', 'rng_seed'\]"):
+    allowed = r"allowed: \['max_turns', 'players', 'rng_seed'\]"
+    with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['seed'\]; " + allowed):
         aos_os.AgeOfSummonersGame({"seed": 1})
     with pytest.raises(ValueError, match="parameter 'players' must be an int, got '3'"):
         aos_os.AgeOfSummonersGame({"players": "3"})
@@ -190,7 +191,8 @@ def test_observer_views_are_named_pieces_of_the_tensor() -> None:
     assert "own_actions" not in obs.dict and obs.tensor.size == 597 and info.tensor.size == 597 + OWN_DIM
     np.testing.assert_array_equal(info.tensor[:597], obs.tensor)
     with pytest.raises(ValueError, match="only the single-player views"):
-        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False,
+                                                         private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
     with pytest.raises(ValueError, match="take no parameters"):
         game.make_py_observer(None, {"x": 1})
 
@@ -324,7 +326,8 @@ def test_resample_keeps_the_players_view_and_every_card(players: int) -> None:
                 np.testing.assert_array_equal(getattr(w, name), getattr(s, name), err_msg=name)
             np.testing.assert_array_equal(w.hand.sum(2), s.hand.sum(2))  # sizes kept
             np.testing.assert_array_equal(w.stones.sum(2), s.stones.sum(2))
-            assert w.deck.sum() == s.deck.sum() and w.discard.sum() == s.discard.sum() and w.offer.sum() == s.offer.sum()
+            for zone in ("deck", "discard", "offer"):
+                assert getattr(w, zone).sum() == getattr(s, zone).sum(), zone
             assert w.rng_key[0] != s.rng_key[0], "a fresh random stream"
             changed["hands"] += not np.array_equal(np.delete(w.hand[0], p, 0), np.delete(s.hand[0], p, 0))
             changed["deck"] += not np.array_equal(w.deck, s.deck)
