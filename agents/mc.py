@@ -20,6 +20,8 @@ same random draws (common random numbers), so their comparison is not
 drowned in the noise of the deals.
 
 Several games can be searched at once: their copies share the same batch.
+Determinisation lives in ``aos_env.determinise`` (the OpenSpiel adapter's
+IS-MCTS resampling uses it too).
 """
 
 from __future__ import annotations
@@ -29,51 +31,11 @@ import numpy as np
 from aos_env import core
 from aos_env.checks import check_batch_memory, check_choice, check_int, check_optional_int, fail
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+from aos_env.determinise import determinise, fresh_streams
 
 from .base import BaseAgent, act_on_state
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-
-
-def determinise(state: core.State, viewer: np.ndarray, rng: np.random.Generator) -> None:
-    """Redeal, in place, the cards ``viewer[i]`` cannot see in game i of ``state``.
-
-    Zone sizes and everything public stay as they are.
-    """
-    N, P = state.batch_size, state.num_players
-    K = state.hand.shape[2]
-    rows = np.arange(N)
-    others = np.arange(P)[None, :] != viewer[:, None]  # (N, P)
-    hidden_offer = ~(state.offer_public | (viewer == state.active_player))
-    # hidden zones, in a fixed order: deck, discard, offer, hands (others only), stones (everyone)
-    hands = state.hand * others[..., None]
-    zones = [state.deck, state.discard, state.offer * hidden_offer[:, None]]
-    zones += [hands[:, p] for p in range(P)] + [state.stones[:, p] for p in range(P)]
-    counts = np.stack(zones, axis=1).astype(np.int64)  # (N, Z, K)
-    sizes = counts.sum(2)  # (N, Z)
-    pool = counts.sum(1)  # (N, K)
-    total = pool.sum(1)  # (N,)
-    L = int(total.max(initial=0))
-    if L == 0:
-        return
-    j = np.arange(L)
-    cum = np.cumsum(pool, axis=1)  # (N, K)
-    kinds = (cum[:, :, None] <= j[None, None, :]).sum(1)  # (N, L): the pool as a sorted list of kinds
-    keys = rng.random((N, L))
-    keys[j[None, :] >= total[:, None]] = np.inf  # padding sorts last
-    order = np.argsort(keys, axis=1)
-    shuffled = np.take_along_axis(kinds, order, axis=1)
-    ends = np.cumsum(sizes, axis=1)  # (N, Z)
-    zone_of = (ends[:, :, None] <= j[None, None, :]).sum(1)  # (N, L) which zone slot j fills
-    valid = j[None, :] < total[:, None]
-    Z = counts.shape[1]
-    flat = (rows[:, None] * Z + zone_of) * K + np.minimum(shuffled, K - 1)
-    new = np.bincount(flat[valid], minlength=N * Z * K).reshape(N, Z, K)
-    state.deck[:] = new[:, 0]
-    state.discard[:] = new[:, 1]
-    state.offer[:] = np.where(hidden_offer[:, None], new[:, 2], state.offer)
-    state.hand[:] = np.where(others[..., None], new[:, 3 : 3 + P], state.hand)
-    state.stones[:] = new[:, 3 + P : 3 + 2 * P]
 
 
 #: Rollout policies by name (or pass any agent).
@@ -138,8 +100,7 @@ class MonteCarloAgent(BaseAgent):
         searched = np.unique(games)
         worlds = state.take(np.repeat(searched, R))
         determinise(worlds, worlds.current_player.copy(), self.rng)
-        worlds.rng_key[:] = self.rng.integers(0, 2**63, size=worlds.batch_size, dtype=np.int64).view(np.uint64)
-        worlds.rng_counter[:] = 0
+        fresh_streams(worlds, self.rng)
         block = np.searchsorted(searched, games)  # world block of each (game, action) pair
         sim = worlds.take((block[:, None] * R + np.arange(R)[None, :]).ravel())
         first = np.repeat(acts, R)

@@ -3,6 +3,7 @@
 - ``aos_env.core``: the batched numpy rules engine (pgx-style ``init``/``step``/``observe``).
 - ``aos_env.env(...)`` / ``aos_env.raw_env(...)``: the PettingZoo AEC environment.
 - ``aos_env.cards``: the card data; ``aos_env.positions``: set up positions by hand.
+- ``aos_env.openspiel``: the game for OpenSpiel (importing it registers it; needs open_spiel).
 """
 
 from .env import ENV_NAME, env, raw_env

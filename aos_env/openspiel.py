@@ -1,0 +1,436 @@
+"""Age of Summoners as an OpenSpiel game.
+
+``import aos_env.openspiel`` registers the game with pyspiel::
+
+    import pyspiel
+    import aos_env.openspiel  # noqa: F401  (registers "python_age_of_summoners")
+
+    game = pyspiel.load_game("python_age_of_summoners", {"players": 3, "max_turns": 200, "rng_seed": 0})
+    state = game.new_initial_state()      # a chance node: the cards are not dealt yet
+    state.apply_action(0)                  # the deal; then player decisions until the end
+
+Parameters: ``players`` 2..4 (default 2), ``max_turns`` (default 200, the
+truncation limit of R7.5) and ``rng_seed`` (default 0).
+
+**Chance: SAMPLED_STOCHASTIC.** The engine draws every card with its own
+per-game random stream inside ``core.step``: a draw is not a separate step
+the wrapper could expose, and the R8.1/R8.3 reshuffles happen in the middle
+of an action. Explicit chance nodes (one per card drawn or stone gained, with
+the deck's kinds as outcomes) would need the engine to stop at each draw.
+So the game follows OpenSpiel's convention for such games (the C++
+``tarok`` and ``negotiation``): the initial state is a chance node with a
+single outcome (0, probability 1) whose application *samples* the deal. It
+draws the next engine seed of the game object (``rng_seed``, ``rng_seed +
+1``, ... for its successive deals, so the i-th game played on a game object
+is exactly ``core.init(1, players, seed=rng_seed + i, max_turns=...)``).
+That seed fixes the deal and every later draw: after the deal each state
+holds its game's random stream, so a state and its clones play on
+identically (``State.clone`` and ``random_sim_test``'s clone checks need
+this), while the history of actions alone does not fix the cards, which is
+what SAMPLED_STOCHASTIC tells algorithms. ``resample_from_infostate`` gives
+searches (IS-MCTS) worlds with re-dealt hidden cards *and* a fresh stream.
+
+**Observations.** The observation tensor is ``core.observe`` (597 floats,
+player-relative, what R9 lets the player know now; docs/observation.md).
+The information-state tensor is that observation followed by a summary of
+the player's own past decisions: how often they chose each action id in each
+kind of decision (``NUM_DECISION_PHASES x NUM_ACTIONS`` counts / 10;
+decisions the engine took because only one action was legal are not
+counted). That is not perfect recall: a perfect-recall information state
+would hold every observation since the deal, which grows without bound (a
+game has hundreds of decisions) and cannot be a fixed-size tensor, and what
+it would add (which card went where since a reshuffle, the cards you gave
+in an Inquisition, R9.2) the engine does not report, since zones are counts
+by kind. ``resample_from_infostate`` samples the hidden cards uniformly
+given that information state.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pyspiel
+
+from . import core
+from .cards import TOTAL_CARDS
+from .determinise import determinise, fresh_streams
+from .render import agent_name, describe_action
+
+GAME_NAME = "python_age_of_summoners"
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+DEFAULT_PLAYERS = 2
+DEFAULT_MAX_TURNS = core.DEFAULT_MAX_TURNS
+DEFAULT_RNG_SEED = 0
+DEAL = 0  # the one outcome of the initial chance node
+
+# ---- max_game_length ---------------------------------------------------------------
+# OpenSpiel wants a true upper bound on the decisions of a game (random_sim_test checks it).
+# Turns: a game without a declaration is truncated after max_turns turns (R7.5); a
+# declaration, at the latest in turn max_turns - 1, adds one more turn per player (R7.2):
+# at most max_turns + players turns.
+# Decisions in one turn (everyone's: discards and gifts are asked of all players):
+# - fewer than ONE_OFF_DECISIONS that come at most once a turn: Leprechaun, the command
+#   card, Asmodai, Phase II, the Conquest target, one Alchemy / Prayer / Pilgrimage option,
+#   the Festival pick, an Inquisition gift from each other player, the Phase III keep, the
+#   declaration, and the "stop" that ends Baldanders placements, Prayer discards and Belial;
+# - every other decision moves one card: out of a hand (a discard, a Baldanders placement)
+#   or out of a mana row (a payment, a discard, Belial, a Research flip into a stone). A card
+#   is moved at most twice before it lies in the discard pile (placed then paid, flipped then
+#   discarded), and must be drawn again to be moved again. So these decisions number at most
+#   2 x (cards held when the turn starts + cards drawn during it) <= 2 x (110 + 110): no turn
+#   draws 110 cards (the most with this card set is about 35: four Leprechauns, a command
+#   card from the deck, a Sphinx counting every shield, Phase III).
+# The bound is loose on purpose (random play's longest turns have about 30 decisions): it
+# must hold for every game. Algorithms that size buffers by it should cap episodes themselves.
+ONE_OFF_DECISIONS = 20
+DECISIONS_PER_TURN = ONE_OFF_DECISIONS + 2 * (TOTAL_CARDS + TOTAL_CARDS)
+#: max_turns above this would make max_game_length overflow OpenSpiel's 32-bit int.
+MAX_MAX_TURNS = (2**31 - 1) // DECISIONS_PER_TURN - MAX_PLAYERS
+
+OWN_ACTIONS_SHAPE = (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
+OWN_ACTIONS_SCALE = 10.0  # the information state holds own-decision counts / 10
+INFO_STATE_DIM = core.OBS_DIM + OWN_ACTIONS_SHAPE[0] * OWN_ACTIONS_SHAPE[1]
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Python Age of Summoners",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    # the deal and every draw are sampled from the state's own stream (module docstring)
+    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    # +1 for the winner, -1/(P-1) for the others (sum 0); a truncated game gives 0 to all
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=MAX_PLAYERS,
+    min_num_players=MIN_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification={"players": DEFAULT_PLAYERS, "max_turns": DEFAULT_MAX_TURNS, "rng_seed": DEFAULT_RNG_SEED},
+)
+
+
+def game_info(players: int, max_turns: int) -> pyspiel.GameInfo:
+    """The GameInfo of a game with these parameters."""
+    return pyspiel.GameInfo(
+        num_distinct_actions=core.NUM_ACTIONS,  # the 44 action ids of core.ACTION_NAMES, in every decision
+        max_chance_outcomes=1,  # the deal: one sampled outcome
+        num_players=players,
+        min_utility=-1.0 / (players - 1),  # a loss
+        max_utility=1.0,  # a win
+        utility_sum=0.0,
+        max_game_length=(max_turns + players) * DECISIONS_PER_TURN,  # see the bound above
+    )
+
+
+_GAME_INFO = game_info(DEFAULT_PLAYERS, DEFAULT_MAX_TURNS)  # the defaults'; each game builds its own
+
+
+def _int_param(params: dict, name: str, low: int, high: int | None = None) -> int:
+    value = params[name]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{GAME_NAME}: parameter '{name}' must be an int, got {value!r}")
+    if value < low or (high is not None and value > high):
+        allowed = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{GAME_NAME}: parameter '{name}' must be {allowed}, got {value}")
+    return int(value)
+
+
+class AgeOfSummonersGame(pyspiel.Game):
+    """The game; load it with ``pyspiel.load_game(GAME_NAME, {...})``."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        params = {**_GAME_TYPE.parameter_specification, **(params or {})}
+        unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
+        if unknown:
+            raise ValueError(f"{GAME_NAME}: unknown parameter(s) {unknown}; "
+                             f"allowed: {sorted(_GAME_TYPE.parameter_specification)}")
+        players = _int_param(params, "players", MIN_PLAYERS, MAX_PLAYERS)
+        self.max_turns = _int_param(params, "max_turns", 1, MAX_MAX_TURNS)
+        self.rng_seed = _int_param(params, "rng_seed", -(2**31), 2**31 - 1)
+        super().__init__(_GAME_TYPE, game_info(players, self.max_turns), params)
+        self._deals = 0  # deals made so far: the next one uses seed rng_seed + _deals
+
+    def new_initial_state(self) -> "AgeOfSummonersState":
+        """A new game, before the deal (a chance node). Cheap: OpenSpiel calls it for every clone."""
+        return AgeOfSummonersState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> "AgeOfSummonersObserver":
+        """The observer for ``iig_obs_type``: perfect_recall=False gives the observation,
+        True the information state (see the module docstring)."""
+        if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
+            iig_obs_type, params = None, iig_obs_type
+        return AgeOfSummonersObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+    def next_deal_seed(self) -> int:
+        """The engine seed of the next deal on this game object (and count it as used)."""
+        seed = self.rng_seed + self._deals
+        self._deals += 1
+        return seed
+
+
+class _Engine:
+    """Holds a game's engine state (a batch of one). OpenSpiel clones a Python state by
+    deep-copying its attributes; this copies the arrays and shares the read-only card tables."""
+
+    def __init__(self, state: core.State) -> None:
+        self.state = state
+
+    def __deepcopy__(self, memo) -> "_Engine":
+        return _Engine(self.state.copy())
+
+
+class AgeOfSummonersState(pyspiel.State):
+    """One game. Before the deal it is a chance node; afterwards ``engine_state`` is the
+    engine's state of the game (batch of one), read-only for callers."""
+
+    def __init__(self, game: AgeOfSummonersGame) -> None:
+        super().__init__(game)
+        self._num_players = game.num_players()
+        self._max_turns = game.max_turns
+        self._seed: int | None = None  # the engine seed of this game, once dealt
+        self._engine: _Engine | None = None
+        self._own_actions = np.zeros((self._num_players, *OWN_ACTIONS_SHAPE), dtype=np.int32)
+        self._returns = [0.0] * self._num_players
+        self._obs_cache: dict[int, np.ndarray] = {}  # player -> core.observe of the current position
+
+    # -- read access ---------------------------------------------------------------
+    @property
+    def engine_state(self) -> core.State | None:
+        """The engine's state (``core.State`` with one game), None before the deal."""
+        return None if self._engine is None else self._engine.state
+
+    @property
+    def seed(self) -> int | None:
+        """The engine seed this game was dealt with (None before the deal)."""
+        return self._seed
+
+    def observation(self, player: int) -> np.ndarray:
+        """``core.observe`` of the position for ``player`` (OBS_DIM,), computed once per position
+        (OpenSpiel asks for tensors and strings of the same position several times)."""
+        self._check_player(player)
+        obs = self._obs_cache.get(player)
+        if obs is None:
+            if self._engine is None:
+                raise ValueError("the cards are not dealt yet: apply the chance outcome first")
+            obs = self._obs_cache[player] = core.observe(self._engine.state, player)[0]
+            obs.flags.writeable = False
+        return obs
+
+    def own_action_counts(self, player: int) -> np.ndarray:
+        """(NUM_DECISION_PHASES, NUM_ACTIONS) how often ``player`` chose each action in each decision."""
+        self._check_player(player)
+        return self._own_actions[player].copy()
+
+    def _check_player(self, player) -> int:
+        if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)) \
+                or not 0 <= player < self._num_players:
+            raise ValueError(f"player must be an int in 0..{self._num_players - 1}, got {player!r}")
+        return int(player)
+
+    def _over(self) -> bool:
+        s = self._engine.state
+        return bool(s.terminated[0] or s.truncated[0])
+
+    # -- OpenSpiel API -------------------------------------------------------------
+    def current_player(self) -> int:
+        if self._engine is None:
+            return pyspiel.PlayerId.CHANCE
+        if self._over():
+            return pyspiel.PlayerId.TERMINAL
+        return int(self._engine.state.current_player[0])
+
+    def is_terminal(self) -> bool:
+        return self._engine is not None and self._over()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return [(DEAL, 1.0)] if self._engine is None else []
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return np.flatnonzero(self._engine.state.legal_action_mask[0]).tolist()
+
+    def _apply_action(self, action: int) -> None:
+        if self._engine is None:  # the deal: a sampled chance outcome
+            if action != DEAL:
+                raise ValueError(f"the deal has one chance outcome, {DEAL}; got {action}")
+            self._seed = self.get_game().next_deal_seed()
+            self._engine = _Engine(core.init(1, self._num_players, seed=self._seed, max_turns=self._max_turns))
+            return
+        s = self._engine.state
+        player, phase = int(s.current_player[0]), int(s.phase[0])
+        core.step(s, np.array([action], dtype=np.int64))  # ValueError (state unchanged) if illegal
+        self._obs_cache.clear()
+        self._own_actions[player, phase, action] += 1
+        if s.terminated[0]:  # +1 for the winner, -1/(P-1) for the others, in float64: float32 thirds
+            # miss OpenSpiel's zero-sum check (1e-9)
+            winner = int(np.argmax(s.rewards[0]))
+            self._returns = [1.0 if p == winner else -1.0 / (self._num_players - 1) for p in range(self._num_players)]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE or self._engine is None:
+            return "deal the cards" if action == DEAL else f"chance outcome {action} (not an outcome)"
+        return describe_action(self._engine.state, 0, int(action))
+
+    def returns(self) -> list[float]:
+        return list(self._returns) if self.is_terminal() else [0.0] * self._num_players
+
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler: Callable[[], float]) -> "AgeOfSummonersState":
+        """A copy consistent with what ``player_id`` knows, hidden cards dealt anew (IS-MCTS).
+
+        Kept: everything public and ``player_id``'s own hand, offer view and decision
+        counts, so their observation and information state are unchanged. Re-dealt
+        among the same zone sizes: the other hands, the faces of all stones, the deck,
+        the discard pile and the Phase III cards another player is choosing from;
+        the copy also gets a fresh random stream (future draws). ``probability_sampler``
+        (e.g. ``pyspiel.UniformProbabilitySampler(seed, 0., 1.)``) supplies the
+        randomness: the same sampler state gives the same world.
+        """
+        self._check_player(player_id)
+        if not callable(probability_sampler):
+            raise ValueError(f"probability_sampler must be a callable returning floats in [0, 1), "
+                             f"got {probability_sampler!r}")
+        world = self.clone()
+        if self._engine is None:  # nothing dealt: any world is a new deal
+            return world
+        rng = np.random.default_rng([_sample_word(probability_sampler) for _ in range(4)])
+        s = world.engine_state
+        determinise(s, np.array([player_id]), rng)
+        fresh_streams(s, rng)
+        world._obs_cache.clear()  # the other players' views changed
+        return world
+
+    def __str__(self) -> str:
+        """The whole state, hidden cards included (for debugging; OpenSpiel compares clones by it)."""
+        if self._engine is None:
+            return f"Age of Summoners, {self._num_players} players: the cards are not dealt yet"
+        return full_text(self._engine.state, self._seed)
+
+
+def _sample_word(sampler: Callable[[], float]) -> int:
+    u = sampler()
+    if not isinstance(u, (float, int, np.floating)) or not 0.0 <= u <= 1.0:
+        raise ValueError(f"probability_sampler must return floats in [0, 1), got {u!r}")
+    return int(u * 2**32) & 0xFFFFFFFF
+
+
+def _counts_text(names, counts: np.ndarray) -> str:
+    parts = [f"{names[k]}" + (f" x{n}" if n > 1 else "") for k, n in enumerate(counts) if n]
+    return ", ".join(parts) if parts else "-"
+
+
+def full_text(s: core.State, seed: int | None = None) -> str:
+    """Game 0 of ``s`` in full: every zone, the hidden ones too."""
+    names = s.cards.names
+    declarer = int(s.declarer[0])
+    lines = [
+        f"seed {seed} | turn {int(s.turn[0])}/{s.max_turns} | phase {core.Phase(int(s.phase[0])).name} | "
+        f"active {agent_name(int(s.active_player[0]))} | to choose {agent_name(int(s.current_player[0]))} | "
+        f"command number {int(s.command_number[0])} | declarer {agent_name(declarer) if declarer >= 0 else '-'}",
+        f"deck: {_counts_text(names, s.deck[0])}",
+        f"discard: {_counts_text(names, s.discard[0])}",
+        f"offer: {_counts_text(names, s.offer[0])}" + (" (public)" if s.offer_public[0] else ""),
+    ]
+    for p in range(s.num_players):
+        head = int(s.head[0, p])
+        lines.append(
+            f"{agent_name(p)}: vp {int(s.vp[0, p])} faith {int(s.faith[0, p])}"
+            f" | hand: {_counts_text(names, s.hand[0, p])}"
+            f" | mana: {_counts_text(names, s.mana[0, p])} (head {names[head] if head >= 0 else '-'})"
+            f" | stones: {_counts_text(names, s.stones[0, p])} | spirits: {_counts_text(names, s.spirits[0, p])}"
+        )
+    if s.terminated[0] or s.truncated[0]:
+        lines.append(("truncated" if s.truncated[0] else "over") + f", rewards {s.rewards[0].tolist()}")
+    return "\n".join(lines)
+
+
+# ---- observer ------------------------------------------------------------------------
+
+_SLICES = core.obs_slices()
+_GLOBAL = sorted(((n, sl) for n, sl in _SLICES.items() if not n.startswith("seat")), key=lambda x: x[1].start)
+_GLOBAL_DIM = _GLOBAL[-1][1].stop
+_NUM_SEATS = len({n.split(".")[0] for n in _SLICES if n.startswith("seat")})
+_SEAT_DIM = (core.OBS_DIM - _GLOBAL_DIM) // _NUM_SEATS
+# observer.dict must cut the tensor into consecutive pieces (OpenSpiel's C++ side copies
+# them one after the other): check that the global slices tile 0.._GLOBAL_DIM
+assert [sl.start for _, sl in _GLOBAL] == [0] + [sl.stop for _, sl in _GLOBAL[:-1]]
+assert _GLOBAL_DIM + _NUM_SEATS * _SEAT_DIM == core.OBS_DIM
+_FIELDS = sorted(_SLICES.items(), key=lambda x: x[1].start)  # every named field, in layout order
+_FIELD_OF = np.zeros(core.OBS_DIM, dtype=np.int64)  # observation index -> its field in _FIELDS
+for _f, (_name, _sl) in enumerate(_FIELDS):
+    _FIELD_OF[_sl] = _f
+
+
+class AgeOfSummonersObserver:
+    """OpenSpiel's PyObserver interface: ``tensor``, ``dict`` (named views), ``set_from``, ``string_from``.
+
+    Views: the global fields of the observation by name (``phase``, ``hand``, ...; see
+    docs/observation.md), ``seats`` (4 x 113: the observer first, then to the left), and
+    for the information state ``own_actions`` (decision phase x action id, counts / 10).
+    """
+
+    def __init__(self, iig_obs_type: pyspiel.IIGObservationType, params: dict | None) -> None:
+        if params:
+            raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError(
+                f"{GAME_NAME} provides only the single-player views (public_info=True, "
+                f"private_info=SINGLE_PLAYER), as observation (perfect_recall=False) or information state "
+                f"(perfect_recall=True); got public_info={iig_obs_type.public_info}, "
+                f"private_info={iig_obs_type.private_info}"
+            )
+        self.info_state = bool(iig_obs_type.perfect_recall)
+        self.tensor = np.zeros(INFO_STATE_DIM if self.info_state else core.OBS_DIM, np.float32)
+        self.dict = {name: self.tensor[sl] for name, sl in _GLOBAL}
+        self.dict["seats"] = self.tensor[_GLOBAL_DIM : core.OBS_DIM].reshape(_NUM_SEATS, _SEAT_DIM)
+        if self.info_state:
+            self.dict["own_actions"] = self.tensor[core.OBS_DIM :].reshape(OWN_ACTIONS_SHAPE)
+
+    def set_from(self, state: AgeOfSummonersState, player: int) -> None:
+        """Fill ``tensor`` (and so ``dict``) with ``state`` seen by ``player``; zeros before the deal."""
+        s = state.engine_state
+        if s is None:
+            self.tensor.fill(0.0)
+            return
+        self.tensor[: core.OBS_DIM] = state.observation(player)
+        if self.info_state:
+            self.tensor[core.OBS_DIM :] = state.own_action_counts(player).ravel() / OWN_ACTIONS_SCALE
+
+    def string_from(self, state: AgeOfSummonersState, player: int) -> str:
+        """The same content as text: ``name=value`` for every non-zero field of the
+        observation (sparse ``{index: value}`` for the larger ones), then, for the
+        information state, the player's own decisions as ``PHASE/ACTION xN``."""
+        s = state.engine_state
+        if s is None:
+            return f"player {player}: the cards are not dealt yet"
+        obs = state.observation(player)
+        parts = [f"player {player}"]
+        nz = np.flatnonzero(obs)
+        for f in np.unique(_FIELD_OF[nz]):  # the fields with a non-zero value, in layout order
+            name, sl = _FIELDS[f]
+            if sl.stop - sl.start == 1:
+                parts.append(f"{name}={obs[sl.start]:g}")
+            else:
+                idx = nz[(nz >= sl.start) & (nz < sl.stop)]
+                parts.append(f"{name}={{" + ",".join(f"{i - sl.start}:{obs[i]:g}" for i in idx) + "}")
+        text = " ".join(parts)
+        if self.info_state:
+            counts = state.own_action_counts(player)
+            own = [f"{core.Phase(ph).name}/{core.ACTION_NAMES[a]} x{counts[ph, a]}" for ph, a in np.argwhere(counts)]
+            text += " | own actions: " + (", ".join(own) if own else "-")
+        return text
+
+
+def _register() -> None:
+    try:
+        pyspiel.register_game(_GAME_TYPE, AgeOfSummonersGame)
+    except pyspiel.SpielError:  # already registered (the module was reloaded)
+        pass
+
+
+_register()
+
+__all__ = ["GAME_NAME", "AgeOfSummonersGame", "AgeOfSummonersState", "AgeOfSummonersObserver", "game_info",
+           "full_text", "DECISIONS_PER_TURN"]
