@@ -3,9 +3,11 @@
 - ``aos_env.core``: the batched numpy rules engine (pgx-style ``init``/``step``/``observe``).
 - ``aos_env.env(...)`` / ``aos_env.raw_env(...)``: the PettingZoo AEC environment.
 - ``aos_env.cards``: the card data; ``aos_env.positions``: set up positions by hand.
+- ``aos_env.render_svg(state, game, seat)``: a picture of the table; ``aos_env.replay``: replays.
 """
 
 from .env import ENV_NAME, env, raw_env
+from .svg import render_svg
 
 __version__ = "0.1.0"
-__all__ = ["env", "raw_env", "ENV_NAME", "__version__"]
+__all__ = ["env", "raw_env", "ENV_NAME", "render_svg", "__version__"]

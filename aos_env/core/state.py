@@ -91,6 +91,12 @@ class State:
     stats: np.ndarray  # (B, P, NUM_STATS) totals over spirits in play (icons, specials, bonuses);
     #                    kept up to date at each summon, recomputed by refresh
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows game 0 as a picture, from the seat of the player who must choose."""
+        from ..svg import render_svg  # a wrapper module: imported only when a notebook asks (core imports no wrapper)
+
+        return render_svg(self, 0, int(self.current_player[0]))
+
     @property
     def batch_size(self) -> int:
         return int(self.phase.shape[0])
