@@ -17,7 +17,7 @@ from pathlib import Path
 from aos_env import core
 
 from .registry import make_agent
-from .tournament import format_table, play_games, summarise
+from .tournament import format_table, play_games, replays_of, summarise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,11 +39,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", type=Path, default=Path("tournament.json"),
                    help="where to write the results as JSON (default: tournament.json)")
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
+    p.add_argument("--replays", type=Path, default=None, metavar="DIR",
+                   help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
+                   "python -m aos_env.replay FILE, or FILE --html OUT)")
     return p
 
 
 def main(argv: list[str] | None = None) -> dict:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
+        parser.error(f"--replays: {args.replays} exists and is not a folder")
     if len(args.agents) < 2:
         sys.exit("give at least two agents")
     if args.games < 1:
@@ -56,7 +62,8 @@ def main(argv: list[str] | None = None) -> dict:
         agents.append(make_agent(base, seed=args.seed + 1000 * (i + 1)))
     t = time.perf_counter()
     res = play_games(agents, args.players, args.games, seed=args.seed, batch_size=args.batch,
-                     max_turns=args.max_turns, progress=not args.no_progress, names=names)
+                     max_turns=args.max_turns, progress=not args.no_progress, names=names,
+                     record=args.replays is not None)
     summary = summarise(res)
     summary["seconds"] = time.perf_counter() - t
     summary["seed"] = args.seed
@@ -65,6 +72,10 @@ def main(argv: list[str] | None = None) -> dict:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(summary, indent=2))
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")
+    if args.replays is not None:
+        for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
+            replay.save(args.replays / f"game_{g:05d}.json")
+        print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.replay FILE shows one)")
     return summary
 
 
