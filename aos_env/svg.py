@@ -183,7 +183,7 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {colour} ({int(cards.number[k])}), cost {cards.cost_text(k)}. {cards.texts[k]}"
-    out = ["<g>", _rect(x, y, w, h, PANEL, fill, 2, 6, tip), _rect(x, y, w, 24, fill, fill, 2, 6),
+    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, h, PANEL, fill, 2, 6, tip), _rect(x, y, w, 24, fill, fill, 2, 6),
            _rect(x, y + 16, w, 8, fill, "none", 0, 0)]
     out.append(f'<circle cx="{x + 12:g}" cy="{y + 12:g}" r="8" fill="{ink}"/>')
     out.append(_text(x + 12, y + 16, str(int(cards.number[k])), 11, fill, "bold", "middle"))
@@ -217,7 +217,7 @@ def _spirit(state: State, k: int, n: int, x: float, y: float, w: float) -> list[
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {int(cards.points[k])} points. {cards.texts[k]}"
-    out = ["<g>", _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip)]
+    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip)]
     out.append(_text(x + 5, y + 14, _fit(cards.names[k], w - 8, 10.5, True), 10.5, ink, "bold"))
     out += _icons_and_points(state, k, x + 5, y + 24, ink, x + w - 3)
     if n > 1:  # copies: beside the points, so that the name keeps the tile's width
@@ -254,11 +254,13 @@ def _chip_width(label: str, value: str) -> float:
     return _text_width(label, 11) + _text_width(value, 13, True) + 20
 
 
-def _chip(x: float, y: float, label: str, value: str, fill: str = "#efe8da", title: str | None = None) -> tuple[list[str], float]:
-    """A stat chip "label value"; returns its elements and its width."""
+def _chip(x: float, y: float, label: str, value: str, fill: str = "#efe8da", title: str | None = None,
+          key: str | None = None) -> tuple[list[str], float]:
+    """A chip "label value" (a group marked ``data-stat=key``); returns its elements and its width."""
     w = _chip_width(label, value)
-    out = [_rect(x, y, w, 22, fill, EDGE, 1, 11, title),
-           _text(x + 9, y + 15, label, 11, MUTED), _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold")]
+    out = [f'<g data-stat="{_attr(key or label)}">', _rect(x, y, w, 22, fill, EDGE, 1, 11, title),
+           _text(x + 9, y + 15, label, 11, MUTED), _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold"),
+           "</g>"]
     return out, w
 
 
@@ -302,7 +304,8 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
     # header: the game and its counters
     out.append(_rect(0, 0, W, HEADER_H, HEADER, rx=0))
     out.append(_text(MARGIN, 29, "Age of Summoners", 19, "#ffffff", "bold"))
-    info = [f"{P} players", f"turn {int(state.turn[b]) + 1} of {state.max_turns}",
+    turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1} of {state.max_turns}"
+    info = [f"{P} players", turns,
             f"deck {int(state.deck[b].sum())}", f"discard {int(state.discard[b].sum())}"]
     if state.batch_size > 1:
         info.insert(0, f"game {b} of {state.batch_size}")
@@ -312,16 +315,18 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
     # status: what is being decided (or the result), and the cards on offer
     y = HEADER_H + GAP
-    out += _status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN)
+    out += ['<g class="status">', *_status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN), "</g>"]
 
     # one panel per player, in seat order
     y += STATUS_H + GAP
     for p in range(P):
+        out.append(f'<g class="panel" data-player="{agent_name(p)}">')
         out += _panel(state, b, p, me, active, chooser, int(scores[p]), int(compared[p]), MARGIN, y, W - 2 * MARGIN)
+        out.append("</g>")
         y += PANEL_H + GAP
 
     if me is not None:
-        out += _hand(state, b, me, MARGIN, y, W - 2 * MARGIN)
+        out += [f'<g class="hand" data-player="{agent_name(me)}">', *_hand(state, b, me, MARGIN, y, W - 2 * MARGIN), "</g>"]
     out.append("</svg>")
     return "\n".join(out)
 
@@ -366,6 +371,7 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
         out.append(_text(tx, ty + 62, f"Summoning {state.cards.label(k)}: cost after reductions {need or 'nothing'}, "
                          f"{int(state.paid[b].sum())} of {total} paid", 12, TEXT))
     if offer_w:
+        out.append('<g class="offer">')
         ox = x + w - offer_w + 4
         public = bool(state.offer_public[b])
         seen = public or me == int(state.active_player[b])
@@ -386,6 +392,7 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
             for _ in range(min(int(state.offer[b].sum()), MAX_OFFER)):
                 out += _card_back(cx, y + 21)
                 cx += CARD_W + 8
+        out.append("</g>")
     return out
 
 
@@ -415,7 +422,7 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
     widths = [_chip_width(lab, val) for lab, val, _ in stats]
     cx = x + w - 12 - sum(widths) - 6 * (len(stats) - 1)
     for (lab, val, tip), cw in zip(stats, widths):
-        chip, _ = _chip(cx, y + 8, lab, val, "#fff3d6" if lab == "score" else "#efe8da", tip)
+        chip, _ = _chip(cx, y + 8, lab, val, "#fff3d6" if lab == "score" else "#efe8da", tip, lab)
         out += chip
         cx += cw + 6
 
