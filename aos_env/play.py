@@ -1,17 +1,21 @@
-"""Play Age of Summoners in the terminal against the bots.
+"""Play Age of Summoners against the bots, in the terminal or in the browser.
 
     python -m aos_env.play --players 3 --opponents greedy,mc
+    python -m aos_env.play --web --port 8000 --opponents mc
 
 Each time you must choose, the table is shown from your seat with your
 legal actions numbered; type a number (or ``q`` to quit). The bots' moves are
 printed as they happen. Input is read from standard input, so a game can
-also be scripted.
+also be scripted. ``--web`` serves the same game as a page on localhost
+(see ``aos_env.web``). Every game is saved as a replay in ``--replays DIR``
+(default ``replays/``): ``python -m aos_env.replay FILE`` shows it.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
@@ -19,23 +23,77 @@ import numpy as np
 from . import core
 from .env import raw_env
 from .core.scoring import winners
-from .render import agent_name, describe_action, legal_actions_text, render_text
+from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
+from .replay import new_replay_path
+
+DEFAULT_REPLAYS = Path("replays")
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m aos_env.play",
-        description="Play Age of Summoners in the terminal against bots.",
+        description="Play Age of Summoners against bots, in the terminal or (--web) in the browser.",
     )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="number of players (default: 2)")
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
                    "random, greedy, mc, mc:rollouts=32, or a model .zip from train.py (default: greedy)")
     p.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default: 0)")
-    p.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="game seed (default: random; with --web, the seed of the first game)")
     p.add_argument("--max-turns", type=int, default=core.DEFAULT_MAX_TURNS,
                    help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})")
+    p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR",
+                   help=f"folder where each game is saved as a replay file (default: {DEFAULT_REPLAYS}/)")
+    p.add_argument("--no-replays", action="store_true", help="do not save replays")
+    web = p.add_argument_group("browser play")
+    web.add_argument("--web", action="store_true",
+                     help="serve the game as a page on localhost instead of playing in the terminal")
+    web.add_argument("--port", type=int, default=8000, help="port of the page (default: 8000; 0: any free port)")
+    web.add_argument("--delay", type=float, default=0.6,
+                     help="seconds the page pauses before each bot move, so you can follow them (default: 0.6)")
+    web.add_argument("--open", action="store_true", help="open the page in your web browser")
     return p
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """Check the options (parser.error on a bad one); returns the bot specs."""
+    from agents import make_agent
+
+    P = args.players
+    if not 0 <= args.seat < P:
+        parser.error(f"--seat must be between 0 and {P - 1} for {P} players, got {args.seat}")
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    if not specs:
+        parser.error("--opponents needs at least one bot spec, e.g. greedy or random,mc")
+    for spec in dict.fromkeys(specs):
+        try:
+            make_agent(spec, seed=0)
+        except (ValueError, TypeError, FileNotFoundError) as e:
+            parser.error(f"--opponents: {e}")
+    if args.max_turns < 1:
+        parser.error(f"--max-turns must be at least 1, got {args.max_turns}")
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be >= 0, got {args.seed}")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be between 0 and 65535, got {args.port}")
+    if args.delay < 0:
+        parser.error(f"--delay must be >= 0 seconds, got {args.delay}")
+    if not args.no_replays and args.replays.exists() and not args.replays.is_dir():
+        parser.error(f"--replays: {args.replays} exists and is not a folder")
+    return specs
+
+
+def bots_for(specs: list[str], players: int, seat: int):
+    """seed -> {seat: (spec, agent)} for the seats other than ``seat``, the specs cycled."""
+    from agents import make_agent
+
+    def make(seed: int) -> dict:
+        others = [p for p in range(players) if p != seat]
+        return {p: (specs[i % len(specs)], make_agent(specs[i % len(specs)], seed=seed + 17 * (p + 1)))
+                for i, p in enumerate(others)}
+
+    return make
 
 
 def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
@@ -56,26 +114,25 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
 
 
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    from agents import act_on_env, make_agent  # the bots live in the agents package
+    from agents import act_on_env  # the bots live in the agents package
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     inp, out = inp or sys.stdin, out or sys.stdout
+    specs = check_args(parser, args)
     P = args.players
-    if not 0 <= args.seat < P:
-        print(f"--seat must be between 0 and {P - 1}", file=out)
-        return 2
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    if not specs:
-        print("--opponents needs at least one bot", file=out)
-        return 2
+    replays = None if args.no_replays else args.replays
+    if args.web:
+        from .web import Session, serve
+
+        session = Session(P, args.seat, bots_for(specs, P, args.seat), args.max_turns, replays, seed=args.seed,
+                          delay=args.delay)
+        return serve(session, port=args.port, open_browser=args.open, out=out)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    bots = {}
-    others = [p for p in range(P) if p != args.seat]
-    for i, p in enumerate(others):
-        spec = specs[i % len(specs)]
-        bots[p] = (spec, make_agent(spec, seed=seed + 17 * (p + 1)))
-    env = raw_env(num_players=P, max_turns=args.max_turns)
+    bots = bots_for(specs, P, args.seat)(seed)
+    env = raw_env(num_players=P, max_turns=args.max_turns, record_replay=replays is not None)
     env.reset(seed=seed)
+    players = ["human" if p == args.seat else bots[p][0] for p in range(P)]
     me = agent_name(args.seat)
     print(f"Age of Summoners, seed {seed}. You are {me}; "
           + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items()) + ".", file=out)
@@ -89,6 +146,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
             print("\n" + render_text(state, 0, args.seat), file=out)
             choice = ask(legal_actions_text(state, 0), inp, out)
             if choice is None:
+                _save_replay(env, replays, seed, players, out)
                 print("Goodbye.", file=out)
                 return 1
             print(f"You: {describe_action(state, 0, choice)}", file=out)
@@ -96,7 +154,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
         else:
             spec, bot = bots[p]
             action = act_on_env(bot, env)
-            print(f"{agent} ({spec}): {describe_action(state, 0, action)}", file=out)
+            print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
             env.step(action)
     state = env.state
     print("\n" + render_text(state, 0, args.seat), file=out)
@@ -105,7 +163,15 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     else:
         winner = int(winners(state, np.zeros(1, dtype=np.int64))[0])
         print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
+    _save_replay(env, replays, seed, players, out)
     return 0
+
+
+def _save_replay(env: raw_env, folder: Path | None, seed: int, players: list[str], out: TextIO) -> None:
+    if folder is None or not env.replay().actions:
+        return
+    path = env.save_replay(new_replay_path(folder, seed), players=players)
+    print(f"Replay saved to {path} (python -m aos_env.replay {path} --html game.html)", file=out)
 
 
 if __name__ == "__main__":

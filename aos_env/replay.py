@@ -248,6 +248,17 @@ class Replay:
         return agent_name(p) if spec == agent_name(p) else f"{agent_name(p)} ({spec})"
 
 
+def new_replay_path(folder: str | Path, seed: int, stem: str = "game") -> Path:
+    """A file name not yet taken in ``folder``: ``game-20261101-120000-seed42.json`` (then ``-2``, ``-3``...)."""
+    folder = Path(folder)
+    base = f"{stem}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    path, n = folder / f"{base}.json", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{base}-{n}.json"
+    return path
+
+
 def load_replay(path: str | Path) -> Replay:
     """Read and check a replay file (see the module docstring for the format)."""
     return Replay.load(path)
