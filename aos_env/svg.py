@@ -379,7 +379,7 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
         if public:
             caption = "Festival: revealed to all"
         elif seen:
-            caption = f"Drawn by {owner} (only they see them)"
+            caption = "Drawn by you (only you see them)"  # seen and not public: the seat is the active player
         else:
             caption = f"{int(state.offer[b].sum())} cards drawn by {owner} (hidden)"
         out.append(_text(ox, y + 14, caption, 10.5, MUTED, "bold"))
