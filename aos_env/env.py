@@ -174,7 +174,8 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'")
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "use render_mode='ansi', 'human' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
             from .svg import render_rgb  # resvg and Pillow are loaded only for this mode

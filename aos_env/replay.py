@@ -144,7 +144,8 @@ class Replay:
         if data.get("format") != FORMAT:
             raise fail(f"not a replay: field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
         if data.get("version") != VERSION:
-            raise fail(f"replay version {data.get('version')!r} is not supported (this aos_env reads version {VERSION})")
+            raise fail(f"replay version {data.get('version')!r} is not supported "
+                       f"(this aos_env reads version {VERSION})")
         for name, typ in (("env", dict), ("cards", dict), ("seed", int), ("players", list), ("actions", list)):
             if not isinstance(data.get(name), typ) or isinstance(data.get(name), bool):
                 raise fail(f"field {name!r} must be a JSON {typ.__name__ if typ is not dict else 'object'}, "
@@ -165,7 +166,8 @@ class Replay:
             ok = (isinstance(item, list) and len(item) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
                                                                    for v in item))
             if not ok or not 0 <= item[0] < P or not 0 <= item[1] < core.NUM_ACTIONS:
-                raise fail(f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], got {item!r}")
+                raise fail(f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], "
+                           f"got {item!r}")
             actions.append((item[0], item[1]))
         result = data.get("result")
         if result is not None and not isinstance(result, dict):
@@ -305,7 +307,8 @@ def to_html(replay: Replay, states: list[core.State] | None = None, seat: int | 
     states = states if states is not None else list(replay.states())
     views = [render_svg(state, 0, _view_seat(replay, i, seat)) for i, state in enumerate(states)]
     done = moves(replay, states)
-    captions = [f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}" for i, (turn, who, what) in enumerate(done)]
+    captions = [f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}"
+                for i, (turn, who, what) in enumerate(done)]
     captions.append(result_line(states[-1], replay))
     items = [f"turn {turn}, {who}: {what}" for turn, who, what in done]  # the list numbers them
     return _page(summary_line(replay).split(": ", 1)[1], views, captions, items)
@@ -326,7 +329,8 @@ def _esc(text: str) -> str:
 
 def _page(title: str, views: list[str], captions: list[str], moves: list[str]) -> str:
     positions = "\n".join(f'<div class="pos" id="pos{i}" hidden>{svg}</div>' for i, svg in enumerate(views))
-    items = "\n".join(f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>' for i, m in enumerate(moves))
+    items = "\n".join(f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
+                      for i, m in enumerate(moves))
     data = json.dumps(captions).replace("</", "<\\/")
     return _HTML.format(title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1)
 

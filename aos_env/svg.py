@@ -64,7 +64,8 @@ MAX_OFFER = 3
 ICON_PATHS = {
     "axe": "M5.3 0.5h1.4v11.5H5.3z M6.7 2.6L10 0.6C11.8 2.4 11.8 6.6 10 8.4L6.7 6.4z",
     "staff": "M5.3 4h1.4v8H5.3z M6 0.4a2.3 2.3 0 1 1 0 4.6a2.3 2.3 0 1 1 0-4.6z",
-    "sword": "M5.2 0.4h1.6l0.2 7.2H5z M2.4 7.6h7.2V9H2.4z M5.4 9h1.2v2.2H5.4z M6 10.8a0.9 0.9 0 1 1 0 1.2a0.9 0.9 0 1 1 0-1.2z",
+    "sword": "M5.2 0.4h1.6l0.2 7.2H5z M2.4 7.6h7.2V9H2.4z M5.4 9h1.2v2.2H5.4z "
+             "M6 10.8a0.9 0.9 0 1 1 0 1.2a0.9 0.9 0 1 1 0-1.2z",
     "shield": "M6 0.5L11 2.2C11 7 9.6 10 6 11.8C2.4 10 1 7 1 2.2z",
     "armour": "M1 2.6L4 1C4.6 2.6 7.4 2.6 8 1L11 2.6L10 5.3L9 4.9V11.5H3V4.9L2 5.3z",
 }
@@ -183,7 +184,8 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {colour} ({int(cards.number[k])}), cost {cards.cost_text(k)}. {cards.texts[k]}"
-    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, h, PANEL, fill, 2, 6, tip), _rect(x, y, w, 24, fill, fill, 2, 6),
+    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, h, PANEL, fill, 2, 6, tip),
+           _rect(x, y, w, 24, fill, fill, 2, 6),
            _rect(x, y + 16, w, 8, fill, "none", 0, 0)]
     out.append(f'<circle cx="{x + 12:g}" cy="{y + 12:g}" r="8" fill="{ink}"/>')
     out.append(_text(x + 12, y + 16, str(int(cards.number[k])), 11, fill, "bold", "middle"))
@@ -217,7 +219,8 @@ def _spirit(state: State, k: int, n: int, x: float, y: float, w: float) -> list[
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {int(cards.points[k])} points. {cards.texts[k]}"
-    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip)]
+    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">',
+           _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip)]
     out.append(_text(x + 5, y + 14, _fit(cards.names[k], w - 8, 10.5, True), 10.5, ink, "bold"))
     out += _icons_and_points(state, k, x + 5, y + 24, ink, x + w - 3)
     if n > 1:  # copies: beside the points, so that the name keeps the tile's width
@@ -244,7 +247,8 @@ def _row(items: list[tuple[int, int]], x: float, avail: float, full_w: float, mi
 
 def _more(state: State, rest: list[tuple[int, int]], x: float, y: float, w: float, h: float) -> list[str]:
     names = ", ".join(state.cards.names[k] + (f" ×{n}" if n > 1 else "") for k, n in rest)
-    out = [_rect(x, y, w, h, PANEL, EDGE, 1, 5, names), _text(x + w / 2, y + 15, f"+{len(rest)} more", 10, TEXT, "bold", "middle")]
+    out = [_rect(x, y, w, h, PANEL, EDGE, 1, 5, names),
+           _text(x + w / 2, y + 15, f"+{len(rest)} more", 10, TEXT, "bold", "middle")]
     for i, line in enumerate(_wrap(names, w - 6, 8)[: int((h - 20) // 10)]):
         out.append(_text(x + w / 2, y + 27 + 10 * i, line, 8, MUTED, anchor="middle"))
     return out
@@ -259,14 +263,16 @@ def _chip(x: float, y: float, label: str, value: str, fill: str = "#efe8da", tit
     """A chip "label value" (a group marked ``data-stat=key``); returns its elements and its width."""
     w = _chip_width(label, value)
     out = [f'<g data-stat="{_attr(key or label)}">', _rect(x, y, w, 22, fill, EDGE, 1, 11, title),
-           _text(x + 9, y + 15, label, 11, MUTED), _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold"),
+           _text(x + 9, y + 15, label, 11, MUTED),
+           _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold"),
            "</g>"]
     return out, w
 
 
 def _pill(x: float, y: float, text: str, fill: str) -> tuple[list[str], float]:
     w = _text_width(text, 10.5, True) + 14
-    return [_rect(x, y, w, 18, fill, "none", 0, 9), _text(x + w / 2, y + 13, text, 10.5, "#ffffff", "bold", "middle")], w
+    pill = [_rect(x, y, w, 18, fill, "none", 0, 9), _text(x + w / 2, y + 13, text, 10.5, "#ffffff", "bold", "middle")]
+    return pill, w
 
 
 def _action_name(number: int) -> str:
@@ -326,12 +332,14 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
         y += PANEL_H + GAP
 
     if me is not None:
-        out += [f'<g class="hand" data-player="{agent_name(me)}">', *_hand(state, b, me, MARGIN, y, W - 2 * MARGIN), "</g>"]
+        out += [f'<g class="hand" data-player="{agent_name(me)}">', *_hand(state, b, me, MARGIN, y, W - 2 * MARGIN),
+                "</g>"]
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float, w: float) -> list[str]:
+def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float,
+            w: float) -> list[str]:
     P = state.num_players
     out = [_rect(x, y, w, STATUS_H, PANEL, EDGE, 1, 8)]
     offer = _kinds(state.offer[b])
@@ -351,7 +359,8 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
             chip, cw = _chip(cx, ty + 14, agent_name(p), str(int(scores[p])), "#fff3d6" if p == order[0] else "#efe8da")
             out += chip
             cx += cw + 8
-        out.append(_text(tx, ty + 62, "Final scores: VP chips + points of spirits + game-end abilities (R7.3)", 11, MUTED))
+        out.append(_text(tx, ty + 62, "Final scores: VP chips + points of spirits + game-end abilities (R7.3)", 11,
+                         MUTED))
         return out
     chooser = int(state.current_player[b])
     if ph in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
@@ -403,7 +412,8 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
     out = [_rect(x, y, w, PANEL_H, PANEL, edge, width, 8)]
     out.append(_text(x + 14, y + 23, agent_name(p), 15, TEXT, "bold"))
     px = x + 20 + _text_width(agent_name(p), 15, True)
-    for flag, label, colour in ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, "you", YOU)):
+    marks = ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, "you", YOU))
+    for flag, label, colour in marks:
         if flag:
             pill, pw = _pill(px, y + 9, label, colour)
             out += pill
@@ -520,7 +530,8 @@ def svg_to_rgb(svg: str) -> np.ndarray:
         import resvg_py
         from PIL import Image
     except ImportError as e:  # the render extra is not installed
-        raise ImportError(f"render_mode='rgb_array' needs resvg-py and Pillow: pip install \"aos-env[render]\" ({e})") from None
+        raise ImportError(f"pictures as pixels (render_mode='rgb_array', render_rgb) need resvg-py and Pillow: "
+                          f"pip install \"aos-env[render]\" ({e})") from None
     png = resvg_py.svg_to_bytes(svg_string=svg, background=BACKGROUND)
     with Image.open(io.BytesIO(bytes(png))) as img:
         return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()

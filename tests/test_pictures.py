@@ -161,6 +161,12 @@ def test_rgb_array_frames() -> None:
     assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:])), "every move changes the picture"
 
 
+def test_pettingzoo_render_test() -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: aos_env.env(num_players=2, render_mode=render_mode))
+
+
 class OneSeat(gymnasium.Env):
     """Seat 0 of the AEC env as a Gymnasium env (random opponents), to put RecordVideo around it."""
 
@@ -189,7 +195,8 @@ class OneSeat(gymnasium.Env):
         self.aec.step(int(action))
         self._others()
         obs = self.aec.observe("player_0")["observation"]
-        return obs, self.aec.rewards["player_0"], self.aec.terminations["player_0"], self.aec.truncations["player_0"], {}
+        aec = self.aec
+        return obs, aec.rewards["player_0"], aec.terminations["player_0"], aec.truncations["player_0"], {}
 
     def legal(self) -> int:
         return int(self.rng.choice(np.flatnonzero(self.aec.observe("player_0")["action_mask"])))
