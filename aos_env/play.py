@@ -123,11 +123,16 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     P = args.players
     replays = None if args.no_replays else args.replays
     if args.web:
-        from .web import Session, serve
+        from .web import Session, make_server, serve
 
         session = Session(P, args.seat, bots_for(specs, P, args.seat), args.max_turns, replays, seed=args.seed,
                           delay=args.delay)
-        return serve(session, port=args.port, open_browser=args.open, out=out)
+        try:
+            server = make_server(session, port=args.port)
+        except OSError as e:
+            parser.error(f"--port {args.port}: cannot listen there ({e.strerror or e}); "
+                         "choose another port, or 0 for any free one")
+        return serve(session, open_browser=args.open, out=out, server=server)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     bots = bots_for(specs, P, args.seat)(seed)
     env = raw_env(num_players=P, max_turns=args.max_turns, record_replay=replays is not None)

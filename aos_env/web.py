@@ -253,14 +253,21 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+def make_server(session: Session, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """The HTTP server for ``session`` on host:port (port 0: any free port); OSError if it cannot listen there."""
+    return ThreadingHTTPServer((host, port), make_handler(session))
+
+
 def serve(session: Session, port: int = 8000, host: str = "127.0.0.1", open_browser: bool = False,
-          out: TextIO | None = None, ready: Callable[[ThreadingHTTPServer], None] | None = None) -> int:
-    """Serve ``session`` on http://host:port/ until interrupted (port 0: any free port)."""
+          out: TextIO | None = None, ready: Callable[[ThreadingHTTPServer], None] | None = None,
+          server: ThreadingHTTPServer | None = None) -> int:
+    """Serve ``session`` on http://host:port/ (or on ``server``, from make_server) until interrupted."""
     import sys
 
     out = out or sys.stdout
-    server = ThreadingHTTPServer((host, port), make_handler(session))
-    url = f"http://{host}:{server.server_address[1]}/"
+    server = server or make_server(session, port, host)
+    host, port = server.server_address[:2]
+    url = f"http://{host}:{port}/"
     print(f"Age of Summoners: open {url} in your browser (Ctrl-C stops the server).", file=out, flush=True)
     if session.replays is not None:
         print(f"Replays are saved in {session.replays}/", file=out, flush=True)

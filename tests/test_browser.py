@@ -225,3 +225,32 @@ def test_play_api_errors(api) -> None:
     status, view3 = call("/api/new", {"seed": 9})
     assert status == 200 and view3["game"] == 2 and view3["seed"] == 9 and view3["moves"] == []
     assert len(list(session.replays.glob("game-*-seed4.json"))) == 1, "the unfinished game's replay was kept"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seat", "2"], "--seat must be between 0 and 1 for 2 players, got 2"),
+    (["--opponents", ","], "--opponents needs at least one bot spec"),
+    (["--opponents", "chess_engine"], "--opponents: unknown agent 'chess_engine'"),
+    (["--port", "70000"], "--port must be between 0 and 65535"),
+    (["--delay", "-1"], "--delay must be >= 0 seconds"),
+])
+def test_play_cli_option_errors(args: list[str], message: str, capsys) -> None:
+    from aos_env.play import main as play_main
+
+    with pytest.raises(SystemExit) as e:
+        play_main(["--web", "--no-replays", *args])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_play_cli_port_in_use(capsys) -> None:
+    import socket
+
+    from aos_env.play import main as play_main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SystemExit) as e:
+            play_main(["--web", "--no-replays", "--port", str(port)])
+    assert e.value.code == 2 and f"--port {port}: cannot listen there" in capsys.readouterr().err
