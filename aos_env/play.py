@@ -22,7 +22,6 @@ import numpy as np
 
 from . import core
 from .env import raw_env
-from .core.scoring import winners
 from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
 from .replay import new_replay_path
 
@@ -166,7 +165,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     if state.truncated[0]:
         print("The game reached the turn limit: nobody wins.", file=out)
     else:
-        winner = int(winners(state, np.zeros(1, dtype=np.int64))[0])
+        winner = int(np.argmax(state.rewards[0]))  # the winner alone gets +1 (R7.4 tie-break included)
         print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
     _save_replay(env, replays, seed, players, out)
     return 0
