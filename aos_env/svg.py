@@ -364,7 +364,7 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
         return out
     chooser = int(state.current_player[b])
     if ph in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
-        head = "Phase I: choose the command card" if ph == Phase.COMMAND else "Start of turn"
+        head = f"{agent_name(int(state.active_player[b]))}'s turn" + (" (you)" if state.active_player[b] == me else "")
     else:
         n = int(state.command_number[b])
         head = f"Command number {n}: {_action_name(n)}"
