@@ -18,7 +18,7 @@ from aos_env.checks import MAX_SEED, ArgumentError, check_batch_memory, check_ou
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
 from .registry import make_agent
-from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, summarise
+from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,6 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"turn limit per game, over all players (default: {core.DEFAULT_MAX_TURNS})")
     p.add_argument("--json", type=Path, default=Path("tournament.json"),
                    help="where to write the results as JSON (default: tournament.json)")
+    p.add_argument("--replays", type=Path, default=None, metavar="DIR",
+                   help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
+                   "python -m aos_env.replay FILE, or FILE --html OUT)")
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     return p
 
@@ -58,6 +61,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
         parser.error(f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
                      f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
                      f"got {args.seed}")
+    if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
+        parser.error(f"argument --replays: {args.replays} exists and is not a folder")
     try:
         check_batch_memory("--games", args.games, RESULT_BYTES_PER_GAME)
         check_batch_memory("--batch", min(args.batch, args.games), BYTES_PER_GAME)
@@ -82,7 +87,8 @@ def main(argv: list[str] | None = None) -> dict:
     names, agents = check_args(parser, args)
     t = time.perf_counter()
     res = play_games(agents, args.players, args.games, seed=args.seed, batch_size=args.batch,
-                     max_turns=args.max_turns, progress=not args.no_progress, names=names)
+                     max_turns=args.max_turns, progress=not args.no_progress, names=names,
+                     record=args.replays is not None)
     summary = summarise(res)
     summary["seconds"] = time.perf_counter() - t
     summary["seed"] = args.seed
@@ -91,6 +97,10 @@ def main(argv: list[str] | None = None) -> dict:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(summary, indent=2))
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")
+    if args.replays is not None:
+        for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
+            replay.save(args.replays / f"game_{g:05d}.json")
+        print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.replay FILE shows one)")
     return summary
 
 

@@ -37,6 +37,8 @@ class Results:
     turns: np.ndarray  # (G,)
     seeds: np.ndarray  # (G,)
     decisions: dict = field(default_factory=dict)  # agent name -> [decisions, seconds]
+    actions: list | None = None  # with play_games(record=True): per game, [(player, action id), ...] in order
+    max_turns: int = core.DEFAULT_MAX_TURNS
 
 
 def lineups_for(num_agents: int, num_players: int, games: int) -> np.ndarray:
@@ -65,10 +67,13 @@ def play_games(
     max_turns: int = core.DEFAULT_MAX_TURNS,
     progress: bool = False,
     names: list[str] | None = None,
+    record: bool = False,
 ) -> Results:
     """Play ``games`` games (seats from ``lineups_for``), ``batch_size`` at a time.
 
-    Game i plays seed ``seed + i``. Raises ValueError for bad arguments, before any game.
+    ``record=True`` also keeps every game's actions (``Results.actions``), so that each game can be
+    saved as a replay (``replays_of``). Game i plays seed ``seed + i``. Raises ValueError for bad
+    arguments, before any game.
     """
     import time
 
@@ -93,6 +98,7 @@ def play_games(
     scores = np.zeros((games, num_players), dtype=np.int64)
     turns = np.zeros(games, dtype=np.int64)
     decisions = {n: [0, 0.0] for n in names}
+    recorded = [[] for _ in range(games)] if record else None
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -121,6 +127,9 @@ def play_games(
                     actions[games_a] = act_on_state(agent, state, games_a)
                     decisions[names[a]][0] += games_a.size
                     decisions[names[a]][1] += time.perf_counter() - t
+            if recorded is not None:
+                for g, p, a in zip(idx[live].tolist(), state.current_player[live].tolist(), actions[live].tolist()):
+                    recorded[g].append((p, a))
             core.step(state, actions)
         all_games = np.arange(idx.size)
         w = core.winners(state, all_games)
@@ -129,7 +138,30 @@ def play_games(
         turns[idx] = state.turn
     if bar is not None:
         bar.close()
-    return Results(names, lineups, winner_seat, scores, turns, seeds, decisions)
+    return Results(names, lineups, winner_seat, scores, turns, seeds, decisions, recorded, max_turns)
+
+
+def replays_of(res: Results, specs: dict[str, str] | None = None) -> list:
+    """One ``aos_env.replay.Replay`` per game of ``play_games(..., record=True)``; ``specs`` maps
+    agent names to the specs recorded as the players (default: the names)."""
+    from aos_env.replay import Replay
+
+    if res.actions is None:
+        raise ValueError("these results hold no actions: play the games with play_games(..., record=True)")
+    specs = specs or {}
+    out = []
+    for g, actions in enumerate(res.actions):
+        players = [specs.get(res.names[a], res.names[a]) for a in res.lineups[g]]
+        replay = Replay.start(int(res.seeds[g]), res.lineups.shape[1], res.max_turns, players=players,
+                              source="agents.evaluate")
+        replay.actions = list(actions)
+        replay.result = {"finished": True, "terminated": bool(res.winner_seat[g] >= 0),
+                         "truncated": bool(res.winner_seat[g] < 0),
+                         "final_scores": [int(x) for x in res.scores[g]],
+                         "winner": int(res.winner_seat[g]) if res.winner_seat[g] >= 0 else None,
+                         "turns": int(res.turns[g])}
+        out.append(replay)
+    return out
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:

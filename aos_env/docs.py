@@ -1,5 +1,6 @@
-"""Generate docs/cards.md (from the card data) and docs/observation.md (from the
-observation layout): ``python -m aos_env.docs [--out docs]``.
+"""Generate docs/cards.md (from the card data), docs/observation.md (from the
+observation layout) and docs/table.svg (the README's picture of a table):
+``python -m aos_env.docs [--out docs]``.
 
 The tests check that the committed pages equal what this prints, so the docs
 cannot drift from the code.
@@ -122,8 +123,37 @@ def _layout_rows(layout) -> list[str]:
     return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} |" for name, n, _scale, meaning in layout]
 
 
+def table_position():
+    """The README's example table: three players, player_0 at Phase III choosing which card to keep
+    (a fixed position, stepped with fixed actions: the deck holds exactly the two cards drawn)."""
+    from . import core
+    from .positions import position
+
+    state = position(3, players=[
+        {"hand": ["Sphinx", "Unicorn", "Angel", "Imp"], "mana": ["Golem", "Golem", "Salamander", "Undine"],
+         "head": "Seraph", "stones": ["Fairy", "Dryad"], "spirits": ["Giant", "Gargoyle", "Pegasus"], "vp": 14,
+         "faith": 5},
+        {"hand": ["Golem", "Homunculus", "Valkyrie", "Succubus", "Dryad"], "mana": ["Belial", "Cerberus", "Salamander"],
+         "head": "Treant", "spirits": ["Baal", "Imp", "Imp", "Ifrit", "Will-o'-wisp"], "vp": 9, "faith": 2},
+        {"hand": ["Angel", "Pegasus", "Chimera"], "mana": ["Fairy", "Leprechaun", "Angel"],
+         "spirits": ["Titania", "Treant", "Dryad", "Fairy", "Unicorn", "Seraph"], "vp": 11, "faith": 7},
+    ], deck=["Phoenix", "Cerberus"], turn=37)
+    # Unicorn (5) on the head Seraph (5): command number 10, Pilgrimage; take VP = faith; then draw two
+    for action in (state.cards.kind("Unicorn"), core.ACT, core.OPTION_A):
+        state = core.step(state, [action])
+    return state
+
+
+def table_svg() -> str:
+    """docs/table.svg: ``table_position()`` from player_0's seat."""
+    from .svg import render_svg
+
+    return render_svg(table_position(), 0, seat=0)
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description="Write docs/cards.md and docs/observation.md from the code and data.")
+    parser = argparse.ArgumentParser(
+        description="Write docs/cards.md, docs/observation.md and docs/table.svg from the code and data.")
     parser.add_argument("--out", default="docs", help="folder to write the pages into (default: docs)")
     parser.add_argument("--card-file", default=None, help="card file to document (default: the shipped one)")
     args = parser.parse_args(argv)
@@ -131,7 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "cards.md").write_text(cards_markdown(load_cards(args.card_file)), encoding="utf-8")
     (out / "observation.md").write_text(observation_markdown(), encoding="utf-8")
-    print(f"wrote {out / 'cards.md'} and {out / 'observation.md'}")
+    (out / "table.svg").write_text(table_svg(), encoding="utf-8")
+    print(f"wrote {out / 'cards.md'}, {out / 'observation.md'} and {out / 'table.svg'}")
 
 
 if __name__ == "__main__":

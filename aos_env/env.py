@@ -16,7 +16,9 @@ R8.3 discards).
 
 from __future__ import annotations
 
-from typing import Any
+import copy
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -30,6 +32,9 @@ from .core import Phase
 from .checks import check_int
 from .core import describe_illegal
 from .render import agent_name, describe_action, render_text
+
+if TYPE_CHECKING:
+    from .replay import Replay
 
 ENV_NAME = "age_of_summoners_v0"
 _PHASE_NAMES = [p.name for p in Phase]  # by value (building a Phase member costs a microsecond or so)
@@ -53,7 +58,7 @@ class raw_env(AECEnv, EzPickle):
     """Age of Summoners as a PettingZoo AEC env (no wrappers: illegal actions raise ValueError)."""
 
     metadata = {
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "name": ENV_NAME,
         "is_parallelizable": False,
         "render_fps": 1,
@@ -65,8 +70,9 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         max_turns: int = core.DEFAULT_MAX_TURNS,
         card_file: str | None = None,
+        record_replay: bool = False,
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, max_turns, card_file)
+        EzPickle.__init__(self, num_players, render_mode, max_turns, card_file, record_replay)
         super().__init__()
         num_players = check_int("num_players", num_players, 2, 4)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -74,7 +80,12 @@ class raw_env(AECEnv, EzPickle):
         self.num_players = num_players
         self.render_mode = render_mode
         self.max_turns = max_turns
+        if not isinstance(record_replay, bool):
+            raise ValueError(f"record_replay must be True or False, got {record_replay!r}")
         self.cards = load_cards(card_file)
+        self.card_file = card_file
+        self.record_replay = record_replay  # keep each game's seed and actions for replay() / save_replay()
+        self._replay: Replay | None = None
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict(
@@ -101,6 +112,11 @@ class raw_env(AECEnv, EzPickle):
         if seed is None:
             seed = int(self._rng.integers(2**62))
         self._begin(core.init(1, self.num_players, seed=int(seed), max_turns=self.max_turns, cards=self.cards))
+        if self.record_replay:
+            from .replay import Replay  # not at module level: `python -m aos_env.replay` imports this package first
+
+            self._replay = Replay.start(int(seed), self.num_players, self.max_turns, cards=self.cards,
+                                        card_file=self.card_file, source="aos_env.env")
 
     def _begin(self, state: core.State) -> None:
         """Play ``state`` from here: fresh rewards, terminations and infos for every agent."""
@@ -133,6 +149,8 @@ class raw_env(AECEnv, EzPickle):
         a = int(action)
         if not (0 <= a < core.NUM_ACTIONS and state.legal_action_mask[0, a]):
             raise ValueError(f"{agent}: " + describe_illegal(state, 0, a).split(": ", 1)[1])
+        if self._replay is not None:
+            self._replay.record(self.agent_name_mapping[agent], a)
         core.step(state, np.array([a]))
         self._cumulative_rewards[agent] = 0.0
         self._update_after_step()
@@ -140,13 +158,19 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def render(self) -> str | None:
-        """``"ansi"``: return the table as text; ``"human"``: print it."""
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: return the table as text; ``"human"``: print it; ``"rgb_array"``: the picture of
+        ``aos_env.render_svg`` as an (H, W, 3) uint8 frame (needs the ``render`` extra)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "use render_mode='ansi', 'human' or 'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            from .svg import render_rgb  # resvg and Pillow are loaded only for this mode
+
+            return render_rgb(self._require_state(), 0, self._seat())
         text = render_text(self._require_state(), 0, self._seat())
         if self.render_mode == "ansi":
             return text
@@ -164,6 +188,29 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(f"need a state of 1 game of {self.num_players} players, got "
                              f"{state.batch_size} games of {state.num_players}")
         self._begin(state)
+        self._replay = None  # a position set by hand has no seed: it cannot be replayed
+
+    def replay(self, players: Sequence[str] | None = None) -> Replay:
+        """The game so far as an ``aos_env.replay.Replay`` (needs ``record_replay=True``).
+
+        ``players``: who sat in each seat (agent specs, "human", ...; default the agent names).
+        """
+        if not self.record_replay:
+            raise RuntimeError("this env keeps no replay: create it with record_replay=True")
+        if self._replay is None:
+            raise RuntimeError("no game to replay: call reset() first (a game begun with load_state() has no seed "
+                               "and cannot be replayed)")
+        replay = copy.deepcopy(self._replay)
+        if players is not None:
+            if len(players) != self.num_players:
+                raise ValueError(f"players: expected {self.num_players} names (one per seat), got {len(players)}")
+            replay.players = [str(p) for p in players]
+        replay.finish(self._require_state())
+        return replay
+
+    def save_replay(self, path: str | Path, players: Sequence[str] | None = None) -> Path:
+        """Write ``replay(players)`` to ``path`` as JSON (``python -m aos_env.replay PATH`` shows it)."""
+        return self.replay(players).save(path)
 
     def describe(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. ``"summon Sphinx (AS018)"``."""

@@ -1,44 +1,97 @@
-"""Play Age of Summoners in the terminal against the bots.
+"""Play Age of Summoners against the bots, in the terminal or in the browser.
 
     python -m aos_env.play --players 3 --opponents greedy,mc
+    python -m aos_env.play --web --port 8000 --opponents mc
 
 Each time you must choose, the table is shown from your seat with your
 legal actions numbered; type a number (or ``q`` to quit). The bots' moves are
 printed as they happen. Input is read from standard input, so a game can
-also be scripted.
+also be scripted. ``--web`` serves the same game as a page on localhost
+(see ``aos_env.web``). Every game is saved as a replay in ``--replays DIR``
+(default ``replays/``): ``python -m aos_env.replay FILE`` shows it.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
 from . import core
-from .checks import MAX_SEED, int_arg, seed_arg
+from .checks import MAX_SEED, float_arg, int_arg, seed_arg
 from .env import raw_env
-from .render import agent_name, describe_action, legal_actions_text, render_text
+from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
+from .replay import new_replay_path
 
-
+DEFAULT_REPLAYS = Path("replays")
 BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m aos_env.play",
-        description="Play Age of Summoners in the terminal against bots.",
+        description="Play Age of Summoners against bots, in the terminal or (--web) in the browser.",
     )
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="number of players, 2..4 (default: 2)")
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
                    "random, greedy, mc, mc:rollouts=32, or a model .zip from train.py (default: greedy)")
     p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0..players-1 (default: 0)")
-    p.add_argument("--seed", type=seed_arg, default=None, help="game seed, 0..2**63-1 (default: random)")
+    p.add_argument("--seed", type=seed_arg, default=None,
+                   help="game seed, 0..2**63-1 (default: random; with --web, the seed of the first game)")
     p.add_argument("--max-turns", type=int_arg(1), default=core.DEFAULT_MAX_TURNS,
                    help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})")
+    p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR",
+                   help=f"folder where each game is saved as a replay file (default: {DEFAULT_REPLAYS}/)")
+    p.add_argument("--no-replays", action="store_true", help="do not save replays")
+    web = p.add_argument_group("browser play")
+    web.add_argument("--web", action="store_true",
+                     help="serve the game as a page on localhost instead of playing in the terminal")
+    web.add_argument("--port", type=int_arg(0, 65535), default=8000,
+                     help="port of the page, 0..65535 (default: 8000; 0: any free port)")
+    web.add_argument("--delay", type=float_arg(0.0), default=0.6,
+                     help="seconds the page pauses before each bot move, so you can follow them (default: 0.6)")
+    web.add_argument("--open", action="store_true", help="open the page in your web browser")
     return p
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """Check the options (parser.error on a bad one); returns the bot specs."""
+    from agents import make_agent
+
+    P = args.players
+    if not 0 <= args.seat < P:
+        parser.error(f"argument --seat: must be an int 0..{P - 1} with --players {P}, got {args.seat}")
+    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    if not specs:
+        parser.error(f"argument --opponents: needs at least one bot spec (e.g. greedy or random,mc), "
+                     f"got {args.opponents!r}")
+    for spec in dict.fromkeys(specs):
+        try:
+            make_agent(spec, seed=0)
+        except (ValueError, TypeError, FileNotFoundError) as e:
+            parser.error(f"argument --opponents: {e}")
+    if args.seed is not None and args.seed > MAX_SEED - BOT_SEED_STEP * P:
+        parser.error(f"argument --seed: must be at most {MAX_SEED - BOT_SEED_STEP * P} (the bots use seeds up to "
+                     f"seed+{BOT_SEED_STEP * P}), got {args.seed}")
+    if not args.no_replays and args.replays.exists() and not args.replays.is_dir():
+        parser.error(f"argument --replays: {args.replays} exists and is not a folder")
+    return specs
+
+
+def bots_for(specs: list[str], players: int, seat: int):
+    """seed -> {seat: (spec, agent)} for the seats other than ``seat``, the specs cycled."""
+    from agents import make_agent
+
+    def make(seed: int) -> dict:
+        others = [p for p in range(players) if p != seat]
+        return {p: (specs[i % len(specs)], make_agent(specs[i % len(specs)], seed=seed + BOT_SEED_STEP * (p + 1)))
+                for i, p in enumerate(others)}
+
+    return make
 
 
 def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
@@ -59,31 +112,30 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
 
 
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    from agents import act_on_env, make_agent  # the bots live in the agents package
+    from agents import act_on_env  # the bots live in the agents package
 
     parser = build_parser()
     args = parser.parse_args(argv)
     inp, out = inp or sys.stdin, out or sys.stdout
+    specs = check_args(parser, args)
     P = args.players
-    if not 0 <= args.seat < P:
-        parser.error(f"argument --seat: must be an int 0..{P - 1} with --players {P}, got {args.seat}")
-    specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
-    if not specs:
-        parser.error(f"argument --opponents: needs at least one bot spec, got {args.opponents!r}")
-    if args.seed is not None and args.seed > MAX_SEED - BOT_SEED_STEP * P:
-        parser.error(f"argument --seed: must be at most {MAX_SEED - BOT_SEED_STEP * P} (the bots use seeds up to "
-                     f"seed+{BOT_SEED_STEP * P}), got {args.seed}")
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-    bots = {}
-    others = [p for p in range(P) if p != args.seat]
-    for i, p in enumerate(others):
-        spec = specs[i % len(specs)]
+    replays = None if args.no_replays else args.replays
+    if args.web:
+        from .web import Session, make_server, serve
+
+        session = Session(P, args.seat, bots_for(specs, P, args.seat), args.max_turns, replays, seed=args.seed,
+                          delay=args.delay)
         try:
-            bots[p] = (spec, make_agent(spec, seed=seed + BOT_SEED_STEP * (p + 1)))
-        except (ValueError, FileNotFoundError) as e:
-            parser.error(f"argument --opponents: {e}")
-    env = raw_env(num_players=P, max_turns=args.max_turns)
+            server = make_server(session, port=args.port)
+        except OSError as e:
+            parser.error(f"--port {args.port}: cannot listen there ({e.strerror or e}); "
+                         "choose another port, or 0 for any free one")
+        return serve(session, open_browser=args.open, out=out, server=server)
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    bots = bots_for(specs, P, args.seat)(seed)
+    env = raw_env(num_players=P, max_turns=args.max_turns, record_replay=replays is not None)
     env.reset(seed=seed)
+    players = ["human" if p == args.seat else bots[p][0] for p in range(P)]
     me = agent_name(args.seat)
     print(f"Age of Summoners, seed {seed}. You are {me}; "
           + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items()) + ".", file=out)
@@ -97,6 +149,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
             print("\n" + render_text(state, 0, args.seat), file=out)
             choice = ask(legal_actions_text(state, 0), inp, out)
             if choice is None:
+                _save_replay(env, replays, seed, players, out)
                 print("Goodbye.", file=out)
                 return 1
             print(f"You: {describe_action(state, 0, choice)}", file=out)
@@ -104,16 +157,24 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
         else:
             spec, bot = bots[p]
             action = act_on_env(bot, env)
-            print(f"{agent} ({spec}): {describe_action(state, 0, action)}", file=out)
+            print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
             env.step(action)
     state = env.state
     print("\n" + render_text(state, 0, args.seat), file=out)
     if state.truncated[0]:
         print("The game reached the turn limit: nobody wins.", file=out)
     else:
-        winner = int(core.winners(state)[0])
+        winner = int(np.argmax(state.rewards[0]))  # the winner alone gets +1 (R7.4 tie-break included)
         print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
+    _save_replay(env, replays, seed, players, out)
     return 0
+
+
+def _save_replay(env: raw_env, folder: Path | None, seed: int, players: list[str], out: TextIO) -> None:
+    if folder is None or not env.replay().actions:
+        return
+    path = env.save_replay(new_replay_path(folder, seed), players=players)
+    print(f"Replay saved to {path} (python -m aos_env.replay {path} --html game.html)", file=out)
 
 
 if __name__ == "__main__":

@@ -112,6 +112,28 @@ def describe_action(state: State, b: int, action: int) -> str:
     return f"steal from {agent_name(target)}"
 
 
+#: Decisions whose card stays hidden from the other players (R9.2): it goes face down to the discard pile.
+_HIDDEN_DISCARDS = (Phase.LEPRECHAUN_DISCARD, Phase.NIGHTMARE_HAND, Phase.PRAYER_DISCARD, Phase.SHORTAGE_HAND)
+
+
+def describe_seen(state: State, b: int, action: int, viewer: int) -> str:
+    """``describe_action`` as ``viewer`` may know it (R9): another player's discarded hand card,
+    kept Phase III card and Inquisition gift (unless ``viewer`` receives it) stay hidden."""
+    p = int(state.current_player[b])
+    ph = Phase(int(state.phase[b]))
+    if viewer == p or not 0 <= action < state.cards.num_kinds:
+        return describe_action(state, b, action)
+    if ph in _HIDDEN_DISCARDS:
+        return "discard a card from the hand (face down)"
+    if ph == Phase.KEEP:
+        rest = state.offer[b].copy()
+        rest[action] -= 1
+        return f"keep one card, assist {_cards(state, rest)}" if rest.any() else "keep the card drawn"
+    if ph == Phase.INQUISITION_GIFT and viewer != int(state.active_player[b]):
+        return f"give a card to {agent_name(int(state.active_player[b]))}"
+    return describe_action(state, b, action)
+
+
 def legal_actions_text(state: State, b: int) -> list[tuple[int, str]]:
     """[(action id, words), ...] for the legal actions of game b."""
     return [(int(a), describe_action(state, b, int(a))) for a in np.nonzero(state.legal_action_mask[b])[0]]

@@ -144,7 +144,7 @@ def test_bad_constructor_arguments() -> None:
     with pytest.raises(ValueError, match="num_players"):
         aos_env.raw_env(num_players=5)
     with pytest.raises(ValueError, match="render_mode"):
-        aos_env.raw_env(render_mode="rgb_array")
+        aos_env.raw_env(render_mode="video")
 
 
 def test_render_ansi_of_a_set_up_position() -> None:

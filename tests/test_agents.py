@@ -168,7 +168,7 @@ def test_evaluate_cli_writes_table_and_json(tmp_path, capsys) -> None:
 def test_play_cli_with_scripted_input() -> None:
     answers = io.StringIO("x\n99\n" + "1\n" * 2000)
     out = io.StringIO()
-    code = play_main(["--players", "2", "--opponents", "random", "--seed", "3"], inp=answers, out=out)
+    code = play_main(["--players", "2", "--opponents", "random", "--seed", "3", "--no-replays"], inp=answers, out=out)
     text = out.getvalue()
     assert code == 0
     assert "'x' is not one of the choices" in text and "'99' is not one of the choices" in text
@@ -178,5 +178,5 @@ def test_play_cli_with_scripted_input() -> None:
 
 def test_play_cli_quit() -> None:
     out = io.StringIO()
-    assert play_main(["--seed", "1"], inp=io.StringIO("q\n"), out=out) == 1
+    assert play_main(["--seed", "1", "--no-replays"], inp=io.StringIO("q\n"), out=out) == 1
     assert "Goodbye" in out.getvalue()

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from aos_env.docs import cards_markdown, observation_markdown
+from aos_env.docs import cards_markdown, observation_markdown, table_svg
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -13,6 +13,10 @@ def test_cards_md_is_generated_from_data() -> None:
 
 def test_observation_md_matches_layout() -> None:
     assert (DOCS / "observation.md").read_text(encoding="utf-8") == observation_markdown()
+
+
+def test_table_svg_is_generated() -> None:
+    assert (DOCS / "table.svg").read_text(encoding="utf-8") == table_svg()
 
 
 def test_rules_md_cites_every_clause() -> None:

@@ -188,6 +188,12 @@ class State:
         else:
             object.__setattr__(self, name, value)
 
+    def _repr_svg_(self) -> str:
+        """Jupyter shows game 0 as a picture, from the seat of the player who must choose."""
+        from ..svg import render_svg  # a wrapper module: imported only when a notebook asks (core imports no wrapper)
+
+        return render_svg(self, 0, int(self.current_player[0]))
+
     @property
     def batch_size(self) -> int:
         return int(self.phase.shape[0])
@@ -237,13 +243,11 @@ class State:
         return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
                 f"max_turns={self.max_turns})")
 
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows game 0 as a picture of the table."""
-        try:
-            from ..svg import render_svg  # a wrapper module: imported only when asked
-        except ImportError:
-            return None
-        return render_svg(self, 0)
+    def _repr_svg_(self) -> str:
+        """Jupyter shows game 0 as a picture, from the seat of the player who must choose."""
+        from ..svg import render_svg  # a wrapper module: imported only when a notebook asks (core imports no wrapper)
+
+        return render_svg(self, 0, int(self.current_player[0]))
 
 
 def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str) -> State:

@@ -1,0 +1,497 @@
+"""Replays: a game as its seed, its players, its card set and its actions.
+
+A replay file is JSON::
+
+    {"format": "aos-replay", "version": 1,
+     "env": {"num_players": 2, "max_turns": 200},
+     "cards": {"hash": "sha256:...", "file": null},
+     "seed": 42, "players": ["human", "greedy"],
+     "actions": [[1, 12], [1, 36], ...],          # [player, action id] in order
+     "result": {"finished": true, "terminated": true, "truncated": false,
+                "final_scores": [31, 24], "winner": 0, "turns": 40},
+     "meta": {"source": "aos_env.play", "created": "2026-11-01T12:00:00+00:00"}}
+
+Loading it plays the game again with ``core.init(1, P, seed=...)`` and
+``core.step``: the engine is deterministic per seed, so this gives back every
+position exactly. The card hash (of the tables the engine plays by) must match
+the card set loaded, and each recorded player must be the one the engine asks:
+otherwise :class:`ReplayError` says what differs.
+
+    python -m aos_env.replay game.json              # the game, action by action, in words
+    python -m aos_env.replay game.json --step       # the table before each action; Enter steps on
+    python -m aos_env.replay game.json --html g.html  # one self-contained page that steps through it
+
+Replays are written by the AEC env (``raw_env(record_replay=True)``, then
+``env.unwrapped.save_replay(path)``), by ``python -m agents.evaluate --replays DIR``
+and by ``python -m aos_env.play``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence, TextIO
+
+import numpy as np
+
+from . import core
+from .cards import CardSet, load_cards
+from .render import agent_name, describe_action, render_text
+
+FORMAT = "aos-replay"
+VERSION = 1
+
+#: The CardSet tables a card hash covers: everything the engine plays by, and the names it shows.
+_HASHED_TEXT = ("ids", "names", "timings")
+_HASHED_ARRAYS = ("colour", "copies", "cost", "cost_any", "icons", "points", "optional",
+                  "action_bonus", "summon_bonus", "score")
+
+
+class ReplayError(ValueError):
+    """A replay file that is not valid, or that does not reproduce with the card set given."""
+
+
+def card_hash(cards: CardSet) -> str:
+    """``"sha256:<hex>"`` of a card set's tables (ids, names, timings, costs, icons, points,
+    copies, bonus and scoring tables, special abilities); the free card texts are left out."""
+    h = hashlib.sha256()
+    for name in _HASHED_TEXT:
+        h.update(json.dumps([name, list(getattr(cards, name))]).encode())
+    arrays = [(name, getattr(cards, name)) for name in _HASHED_ARRAYS]
+    arrays += [(f"special.{name}", cards.special[name]) for name in sorted(cards.special)]
+    for name, arr in arrays:
+        arr = np.ascontiguousarray(arr, dtype="<i8")
+        h.update(json.dumps([name, list(arr.shape)]).encode())
+        h.update(arr.tobytes())
+    return "sha256:" + h.hexdigest()
+
+
+def result_of(state: core.State, b: int = 0) -> dict:
+    """The outcome of game ``b`` as a replay stores it (``finished`` False for a game still going)."""
+    finished = bool(state.terminated[b] or state.truncated[b])
+    winner = int(np.argmax(state.rewards[b])) if state.terminated[b] else None
+    return {"finished": finished, "terminated": bool(state.terminated[b]), "truncated": bool(state.truncated[b]),
+            "final_scores": [int(s) for s in core.final_scores(state)[b]], "winner": winner,
+            "turns": int(state.turn[b])}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class Replay:
+    """One game: who played, on which cards and settings, from which seed, and every action."""
+
+    seed: int
+    num_players: int
+    max_turns: int
+    players: list[str]  # who sat in each seat: an agent spec, "human", ...
+    card_hash: str
+    actions: list[tuple[int, int]] = field(default_factory=list)  # (player, action id), in order
+    card_file: str | None = None  # None: the shipped card set
+    result: dict | None = None  # result_of(final state); None until the game is finished or saved
+    meta: dict = field(default_factory=dict)  # free-form: source, created, ...
+
+    # -- building ---------------------------------------------------------------
+
+    @classmethod
+    def start(cls, seed: int, num_players: int, max_turns: int = core.DEFAULT_MAX_TURNS,
+              players: Sequence[str] | None = None, cards: CardSet | None = None,
+              card_file: str | None = None, **meta) -> "Replay":
+        """An empty replay for the game ``core.init(1, num_players, seed=seed, ...)``."""
+        cards = cards or load_cards(card_file)
+        players = list(players) if players is not None else [agent_name(p) for p in range(num_players)]
+        if len(players) != num_players:
+            raise ValueError(f"players: expected {num_players} names (one per seat), got {len(players)}")
+        return cls(seed=int(seed), num_players=int(num_players), max_turns=int(max_turns), players=players,
+                   card_hash=card_hash(cards), card_file=None if card_file is None else str(card_file),
+                   meta={"created": _now(), **meta})
+
+    def record(self, player: int, action: int) -> None:
+        self.actions.append((int(player), int(action)))
+
+    def finish(self, state: core.State, b: int = 0) -> None:
+        """Store the outcome of game ``b`` of ``state`` (the position after the last action)."""
+        self.result = result_of(state, b)
+
+    # -- files -------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT, "version": VERSION,
+            "env": {"num_players": self.num_players, "max_turns": self.max_turns},
+            "cards": {"hash": self.card_hash, "file": self.card_file},
+            "seed": self.seed, "players": list(self.players),
+            "actions": [[p, a] for p, a in self.actions],
+            "result": self.result, "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_dict(cls, data, source: str = "<replay>") -> "Replay":
+        """Check a parsed replay file and build the Replay (ReplayError names what is wrong)."""
+
+        def fail(msg: str) -> ReplayError:
+            return ReplayError(f"{source}: {msg}")
+
+        if not isinstance(data, dict):
+            raise fail("not a replay: expected a JSON object")
+        if data.get("format") != FORMAT:
+            raise fail(f"not a replay: field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
+        if data.get("version") != VERSION:
+            raise fail(f"replay version {data.get('version')!r} is not supported "
+                       f"(this aos_env reads version {VERSION})")
+        for name, typ in (("env", dict), ("cards", dict), ("seed", int), ("players", list), ("actions", list)):
+            if not isinstance(data.get(name), typ) or isinstance(data.get(name), bool):
+                raise fail(f"field {name!r} must be a JSON {typ.__name__ if typ is not dict else 'object'}, "
+                           f"got {data.get(name)!r:.80}")
+        env = data["env"]
+        P, max_turns = env.get("num_players"), env.get("max_turns")
+        if not isinstance(P, int) or not 2 <= P <= 4:
+            raise fail(f"env.num_players must be 2, 3 or 4, got {P!r}")
+        if not isinstance(max_turns, int) or max_turns < 1:
+            raise fail(f"env.max_turns must be a whole number >= 1, got {max_turns!r}")
+        if len(data["players"]) != P or not all(isinstance(s, str) for s in data["players"]):
+            raise fail(f"field 'players' must list {P} names (one per seat), got {data['players']!r:.80}")
+        h = data["cards"].get("hash")
+        if not isinstance(h, str) or not h.startswith("sha256:"):
+            raise fail(f"cards.hash must be a 'sha256:...' string, got {h!r}")
+        actions = []
+        for i, item in enumerate(data["actions"]):
+            ok = (isinstance(item, list) and len(item) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                   for v in item))
+            if not ok or not 0 <= item[0] < P or not 0 <= item[1] < core.NUM_ACTIONS:
+                raise fail(f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], "
+                           f"got {item!r}")
+            actions.append((item[0], item[1]))
+        result = data.get("result")
+        if result is not None and not isinstance(result, dict):
+            raise fail(f"field 'result' must be an object or null, got {result!r:.80}")
+        card_file = data["cards"].get("file")
+        return cls(seed=data["seed"], num_players=P, max_turns=max_turns, players=list(data["players"]),
+                   card_hash=h, actions=actions, card_file=card_file, result=result,
+                   meta=dict(data.get("meta") or {}))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the replay as JSON (the folders are made if needed); returns the path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(self.to_dict(), separators=(",", ":")) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Replay":
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"replay file not found: {path}")
+        try:
+            data = json.loads(path.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            raise ReplayError(f"{path}: not a replay: not valid JSON ({e})") from None
+        return cls.from_dict(data, source=str(path))
+
+    # -- playing it again ------------------------------------------------------------
+
+    def load_cards(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> CardSet:
+        """The card set to replay with (``cards``, else ``card_file``, else the recorded file or the
+        shipped set), checked against the recorded hash."""
+        if cards is None:
+            where = card_file if card_file is not None else self.card_file
+            cards = load_cards(where)
+        got = card_hash(cards)
+        if got != self.card_hash:
+            raise ReplayError(
+                f"card set mismatch: the replay was recorded with cards {self.card_hash}, but the card set loaded "
+                f"({cards.source or 'given'}) has {got}; replay it with the card file it was recorded with "
+                f"(--card-file / card_file=...)")
+        return cards
+
+    def states(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> Iterator[core.State]:
+        """Every position of the game, as batches of one: the start, then the position after each action.
+
+        Checks, step by step, that each recorded player is the one the engine asks and
+        that each action is legal; at the end, that the stored result is what happened.
+        """
+        cards = self.load_cards(cards, card_file)
+        state = core.init(1, self.num_players, seed=self.seed, max_turns=self.max_turns, cards=cards)
+        yield state.copy()
+        for i, (p, a) in enumerate(self.actions):
+            if state.terminated[0] or state.truncated[0]:
+                raise ReplayError(f"action {i} ({p}, {a}): the game was already over; the replay does not "
+                                  f"reproduce (another engine version or card set?)")
+            if p != int(state.current_player[0]) or not state.legal_action_mask[0, a]:
+                raise ReplayError(
+                    f"action {i}: recorded {agent_name(p)} playing {core.ACTION_NAMES[a]}, but the engine asks "
+                    f"{agent_name(int(state.current_player[0]))} (legal: "
+                    f"{', '.join(core.ACTION_NAMES[j] for j in np.flatnonzero(state.legal_action_mask[0]))}); "
+                    f"the replay does not reproduce")
+            state = core.step(state, np.array([a]))
+            yield state.copy()
+        if self.result is not None:
+            got = result_of(state)
+            differ = [k for k in got if k in self.result and self.result[k] != got[k]]
+            if differ:
+                raise ReplayError(f"the replayed game ends with {got}, but the replay recorded {self.result} "
+                                  f"(differs in {', '.join(differ)})")
+
+    def final_state(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> core.State:
+        """The position after the last action (the whole game replayed and checked)."""
+        for state in self.states(cards, card_file):
+            pass
+        return state
+
+    def player_label(self, p: int) -> str:
+        spec = self.players[p]
+        return agent_name(p) if spec == agent_name(p) else f"{agent_name(p)} ({spec})"
+
+
+def new_replay_path(folder: str | Path, seed: int, stem: str = "game") -> Path:
+    """A file name not yet taken in ``folder``: ``game-20261101-120000-seed42.json`` (then ``-2``, ``-3``...)."""
+    folder = Path(folder)
+    base = f"{stem}-{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-seed{seed}"
+    path, n = folder / f"{base}.json", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{base}-{n}.json"
+    return path
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Read and check a replay file (see the module docstring for the format)."""
+    return Replay.load(path)
+
+
+# ---- showing a replay -------------------------------------------------------------------
+
+
+def summary_line(replay: Replay) -> str:
+    seats = ", ".join(replay.player_label(p) for p in range(replay.num_players))
+    return (f"Age of Summoners replay: seed {replay.seed}, {replay.num_players} players ({seats}), "
+            f"turn limit {replay.max_turns}, {len(replay.actions)} decisions, cards {replay.card_hash[:19]}…")
+
+
+def result_line(state: core.State, replay: Replay) -> str:
+    scores = core.final_scores(state)[0]
+    text = ", ".join(f"{agent_name(p)} {int(scores[p])}" for p in range(replay.num_players))
+    if state.terminated[0]:
+        return f"Game over: {replay.player_label(int(np.argmax(state.rewards[0])))} wins. Final scores: {text}"
+    if state.truncated[0]:
+        return f"Game over at the turn limit: nobody wins. Scores: {text}"
+    return f"The replay ends before the game does. Scores so far: {text}"
+
+
+def moves(replay: Replay, states: list[core.State]) -> list[tuple[int, str, str]]:
+    """(turn, who, what) for each action: (3, "player_1 (greedy)", "summon Sphinx (AS018)")."""
+    return [(int(states[i].turn[0]) + 1, replay.player_label(p), describe_action(states[i], 0, a))
+            for i, (p, a) in enumerate(replay.actions)]
+
+
+def move_lines(replay: Replay, states: list[core.State]) -> list[str]:
+    """Each action in words: "12. turn 3, player_1 (greedy): summon Sphinx (AS018)"."""
+    return [f"{i + 1}. turn {turn}, {who}: {what}" for i, (turn, who, what) in enumerate(moves(replay, states))]
+
+
+def to_html(replay: Replay, states: list[core.State] | None = None, seat: int | None = None) -> str:
+    """One self-contained HTML page (inline SVGs, no external assets) that steps through the game.
+
+    Each position is shown from ``seat`` (default: the player who chooses there, so
+    that the cards they chose from are visible).
+    """
+    from .svg import render_svg
+
+    states = states if states is not None else list(replay.states())
+    views = [render_svg(state, 0, _view_seat(replay, i, seat)) for i, state in enumerate(states)]
+    done = moves(replay, states)
+    captions = [f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}"
+                for i, (turn, who, what) in enumerate(done)]
+    captions.append(result_line(states[-1], replay))
+    items = [f"turn {turn}, {who}: {what}" for turn, who, what in done]  # the list numbers them
+    return _page(summary_line(replay).split(": ", 1)[1], views, captions, items)
+
+
+def _view_seat(replay: Replay, i: int, seat: int | None) -> int:
+    """The seat position ``i`` is shown from: ``seat``, else whoever chooses there (the last chooser at the end)."""
+    if seat is not None:
+        return seat
+    if replay.actions:
+        return replay.actions[min(i, len(replay.actions) - 1)][0]
+    return 0
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def _page(title: str, views: list[str], captions: list[str], moves: list[str]) -> str:
+    positions = "\n".join(f'<div class="pos" id="pos{i}" hidden>{svg}</div>' for i, svg in enumerate(views))
+    items = "\n".join(f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
+                      for i, m in enumerate(moves))
+    data = json.dumps(captions).replace("</", "<\\/")
+    return _HTML.format(title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1)
+
+
+_HTML = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Age of Summoners replay</title>
+<style>
+  body {{ margin: 0; font-family: "DejaVu Sans", Verdana, Arial, sans-serif; background: #e9e2d3; color: #2a2623; }}
+  header {{ background: #3d3350; color: #fff; padding: 10px 18px; }}
+  header h1 {{ margin: 0; font-size: 20px; }}
+  header p {{ margin: 4px 0 0; font-size: 13px; color: #e6def5; }}
+  main {{ display: flex; gap: 16px; padding: 14px 18px; align-items: flex-start; }}
+  #board {{ flex: 0 0 auto; }}
+  .pos svg {{ display: block; max-width: 100%; height: auto; border-radius: 8px; box-shadow: 0 1px 4px #0003; }}
+  #controls {{ display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }}
+  #controls button {{ font-size: 15px; padding: 5px 12px; border-radius: 6px; border: 1px solid #8c7fa6;
+                      background: #fffdf8; cursor: pointer; }}
+  #controls button:disabled {{ opacity: 0.4; cursor: default; }}
+  #slider {{ flex: 1; }}
+  #counter {{ font-size: 14px; min-width: 150px; }}
+  #caption {{ font-size: 15px; font-weight: bold; margin: 0 0 8px; min-height: 1.3em; }}
+  aside {{ flex: 1 1 320px; max-height: 90vh; overflow-y: auto; background: #fffdf8; border-radius: 8px;
+           padding: 6px 10px; box-shadow: 0 1px 4px #0002; }}
+  aside h2 {{ font-size: 15px; margin: 6px 0; }}
+  aside ol {{ margin: 0; padding-left: 2.6em; font-size: 13px; }}
+  .move {{ display: inline; padding: 1px 4px; cursor: pointer; border-radius: 4px; }}
+  aside li {{ padding: 1px 0; }}
+  .move:hover {{ background: #efe8da; }}
+  .move.current {{ background: #3d3350; color: #fff; }}
+  kbd {{ border: 1px solid #aaa; border-radius: 3px; padding: 0 4px; font-size: 12px; }}
+</style>
+</head>
+<body>
+<header><h1>Age of Summoners replay</h1><p>{title}</p></header>
+<main>
+<section id="board">
+  <div id="controls">
+    <button id="first" title="first position (Home)">&laquo; first</button>
+    <button id="prev" title="back (left arrow)">&#x25C0; back</button>
+    <button id="next" title="next (right arrow)">next &#x25B6;</button>
+    <button id="last" title="last position (End)">last &raquo;</button>
+    <input id="slider" type="range" min="0" max="{last}" value="0" aria-label="position">
+    <span id="counter"></span>
+  </div>
+  <p id="caption"></p>
+  {positions}
+  <p style="font-size:12px;color:#7a7167">Keys: <kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> <kbd>End</kbd>
+  first and last position. Each position is shown from the seat of the player who chooses there.</p>
+</section>
+<aside><h2>Moves</h2><ol>
+{items}
+</ol></aside>
+</main>
+<script>
+"use strict";
+const CAPTIONS = {captions};
+const LAST = {last};
+let current = -1;
+function show(i) {{
+  i = Math.max(0, Math.min(LAST, i));
+  if (current >= 0) {{
+    document.getElementById("pos" + current).hidden = true;
+    const old = document.querySelector('.move[data-i="' + current + '"]');
+    if (old) old.classList.remove("current");
+  }}
+  current = i;
+  document.getElementById("pos" + i).hidden = false;
+  const move = document.querySelector('.move[data-i="' + i + '"]');
+  if (move) {{ move.classList.add("current"); move.scrollIntoView({{block: "nearest"}}); }}
+  document.getElementById("caption").textContent = CAPTIONS[i];
+  document.getElementById("counter").textContent = "position " + (i + 1) + " of " + (LAST + 1);
+  document.getElementById("slider").value = i;
+  document.getElementById("first").disabled = document.getElementById("prev").disabled = i === 0;
+  document.getElementById("last").disabled = document.getElementById("next").disabled = i === LAST;
+}}
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("prev").onclick = () => show(current - 1);
+document.getElementById("next").onclick = () => show(current + 1);
+document.getElementById("last").onclick = () => show(LAST);
+document.getElementById("slider").oninput = (e) => show(Number(e.target.value));
+document.querySelectorAll(".move").forEach((b) => {{
+  b.onclick = () => show(Number(b.dataset.i));
+  b.onkeydown = (e) => {{ if (e.key === "Enter") show(Number(b.dataset.i)); }};
+}});
+document.addEventListener("keydown", (e) => {{
+  if (e.target.tagName === "INPUT") return;
+  const to = {{ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: LAST}}[e.key];
+  if (to !== undefined) {{ e.preventDefault(); show(to); }}
+}});
+show(0);
+</script>
+</body>
+</html>
+"""
+
+
+# ---- command line --------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m aos_env.replay",
+        description="Show a replay file: each action in words, the table step by step, or an HTML page.",
+        epilog="Replays come from aos_env.play, from 'python -m agents.evaluate --replays DIR' and from the "
+        "AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)).",
+    )
+    p.add_argument("file", type=Path, help="the replay file (JSON)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--step", action="store_true",
+                      help="show the table before each action and wait for Enter (q then Enter quits)")
+    mode.add_argument("--html", type=Path, metavar="OUT",
+                      help="write one self-contained HTML page that steps through every position "
+                      "(buttons and arrow keys) to OUT")
+    p.add_argument("--seat", type=int, default=None,
+                   help="show hands from this seat (0..players-1); default: the player who chooses at each position")
+    p.add_argument("--card-file", type=Path, default=None,
+                   help="the card file the replay was recorded with, if not the shipped one or the one it names "
+                   "(its card hash must match)")
+    return p
+
+
+def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    inp, out = inp or sys.stdin, out or sys.stdout
+    try:
+        replay = load_replay(args.file)
+        if args.seat is not None and not 0 <= args.seat < replay.num_players:
+            parser.error(f"--seat must be between 0 and {replay.num_players - 1} for this {replay.num_players}-player "
+                         f"replay, got {args.seat}")
+        if args.card_file is not None and not args.card_file.is_file():
+            parser.error(f"--card-file: no such file: {args.card_file}")
+        states = list(replay.states(card_file=args.card_file))
+    except (FileNotFoundError, ReplayError) as e:
+        parser.error(str(e))
+    print(summary_line(replay), file=out)
+    if args.html is not None:
+        args.html.parent.mkdir(parents=True, exist_ok=True)
+        args.html.write_text(to_html(replay, states, args.seat), encoding="utf-8")
+        print(f"wrote {args.html} ({len(states)} positions); open it in a browser", file=out)
+        return 0
+    for i, line in enumerate(move_lines(replay, states)):
+        if args.step:
+            print("\n" + render_text(states[i], 0, _view_seat(replay, i, args.seat)), file=out)
+            print(f"Next: {line}", file=out)
+            print("[Enter: next move, q: quit] ", end="", file=out, flush=True)
+            answer = inp.readline()
+            if not answer or answer.strip().lower() in ("q", "quit", "exit"):
+                print("\nStopped.", file=out)
+                return 0
+        else:
+            print(line, file=out)
+    if args.step:
+        print("\n" + render_text(states[-1], 0, _view_seat(replay, len(states) - 1, args.seat)), file=out)
+    print(result_line(states[-1], replay), file=out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
