@@ -148,9 +148,9 @@ def test_state_serialize_round_trip() -> None:
 
 def test_tensor_shapes_and_contents() -> None:
     game = pyspiel.load_game(NAME, {"players": 3})
-    assert game.observation_tensor_shape() == [core.OBS_DIM] == [597]
+    assert game.observation_tensor_shape() == [core.OBS_DIM]
     assert game.information_state_tensor_shape() == [core.OBS_DIM + OWN_DIM]
-    assert game.observation_tensor_size() == 597 and game.information_state_tensor_size() == 597 + 968
+    assert game.observation_tensor_size() == core.OBS_DIM and game.information_state_tensor_size() == core.OBS_DIM + OWN_DIM
     chance = game.new_initial_state()
     assert not any(chance.observation_tensor(0)) and not any(chance.information_state_tensor(1))
     state = play_random(dealt(game), np.random.default_rng(1), decisions=30)
@@ -158,10 +158,10 @@ def test_tensor_shapes_and_contents() -> None:
     for p in range(3):
         obs = np.array(state.observation_tensor(p), np.float32)
         info = np.array(state.information_state_tensor(p), np.float32)
-        assert obs.shape == (597,) and info.shape == (597 + OWN_DIM,)
+        assert obs.shape == (core.OBS_DIM,) and info.shape == (core.OBS_DIM + OWN_DIM,)
         np.testing.assert_array_equal(obs, core.observe(s, p)[0])
-        np.testing.assert_array_equal(info[:597], obs)
-        np.testing.assert_allclose(info[597:], state.own_action_counts(p).ravel() / aos_os.OWN_ACTIONS_SCALE)
+        np.testing.assert_array_equal(info[:core.OBS_DIM], obs)
+        np.testing.assert_allclose(info[core.OBS_DIM:], state.own_action_counts(p).ravel() / aos_os.OWN_ACTIONS_SCALE)
     # the information state counts the player's own decisions, not the others'
     p = state.current_player()
     phase, before = int(s.phase[0]), [state.own_action_counts(q) for q in range(3)]
@@ -188,8 +188,8 @@ def test_observer_views_are_named_pieces_of_the_tensor() -> None:
     np.testing.assert_array_equal(obs.dict["seats"][1, :113], obs.tensor[sl["seat1.present"].start:][:113])
     assert obs.dict["seats"][2:].sum() == 0  # a 2-player game has seats 0 and 1
     assert info.dict["own_actions"].shape == (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
-    assert "own_actions" not in obs.dict and obs.tensor.size == 597 and info.tensor.size == 597 + OWN_DIM
-    np.testing.assert_array_equal(info.tensor[:597], obs.tensor)
+    assert "own_actions" not in obs.dict and obs.tensor.size == core.OBS_DIM and info.tensor.size == core.OBS_DIM + OWN_DIM
+    np.testing.assert_array_equal(info.tensor[:core.OBS_DIM], obs.tensor)
     with pytest.raises(ValueError, match="only the single-player views"):
         game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False,
                                                          private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
@@ -389,7 +389,7 @@ def test_python_tools_mcts_rl_environment_and_evaluate_bots() -> None:
     assert bot.step(state) in state.legal_actions()
     # rl_environment: samples the deal, gives information-state tensors and legal actions
     env = rl_environment.Environment(game)
-    assert env.observation_spec()["info_state"] == (597 + OWN_DIM,) and env.action_spec()["num_actions"] == 44
+    assert env.observation_spec()["info_state"] == (core.OBS_DIM + OWN_DIM,) and env.action_spec()["num_actions"] == 44
     ts, steps = env.reset(), 0
     while not ts.last():
         p = ts.observations["current_player"]

@@ -20,7 +20,8 @@ from .constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS,
 from .phases import OBS_PHASES
 
 #: Bumped whenever the layout or a scale changes: saved models record the version they need.
-OBS_VERSION = 1
+#: 1: 597 entries (aos-env 0.1). 2: seats gain ``is_first`` (601 entries).
+OBS_VERSION = 2
 
 
 class Slot(NamedTuple):
@@ -56,6 +57,7 @@ SEAT_LAYOUT: tuple[Slot, ...] = (
     Slot("is_active", 1, 1.0, "1 if it is this player's turn"),
     Slot("is_current", 1, 1.0, "1 if this player must choose now"),
     Slot("is_declarer", 1, 1.0, "1 if this player declared the end"),
+    Slot("is_first", 1, 1.0, "1 if this player took the game's first turn (R2.5): where each seat sits in the turn order"),
     Slot("vp", 1, 30.0, "VP chips / 30"),
     Slot("faith", 1, 10.0, "faith / 10"),
     Slot("compared_faith", 1, 10.0, "faith as compared by Festival and Inquisition (Pegasus +2 each) / 10"),
@@ -117,7 +119,7 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     """(low, high) float32 bounds of every entry: 0 and 1, or 0 and inf where raw counts exceed
     their scale (hands, VP, scores ...)."""
     bounded = {"num_players", "phase", "action", "head_number", "discard_size", "declared", "floor",
-               "summoning", "offer_size", "present", "is_active", "is_current", "is_declarer", "faith",
+               "summoning", "offer_size", "present", "is_active", "is_current", "is_declarer", "is_first", "faith",
                "has_head", "head"}
 
     def highs(layout) -> list[np.ndarray]:

@@ -28,6 +28,7 @@ _SUMMONING, _COST_NEED, _COST_ANY, _PAID = G["summoning"].start, G["cost_need"].
 _OFFER_SIZE, _OFFER, _HAND = G["offer_size"].start, G["offer"].start, G["hand"].start
 # seat slices: offsets inside a seat block
 _PRESENT, _IS_ACTIVE, _IS_CURRENT, _IS_DECLARER = S["present"].start, S["is_active"].start, S["is_current"].start, S["is_declarer"].start
+_IS_FIRST = S["is_first"].start
 _VP, _FAITH, _CMP_FAITH, _HAND_SIZE = S["vp"].start, S["faith"].start, S["compared_faith"].start, S["hand_size"].start
 _STONES, _MANA_TOTAL, _SPIRIT_COUNT, _SCORE = S["stones"].start, S["mana_total"].start, S["spirit_count"].start, S["score"].start
 _MANA_COLOURS, _ICONS, _HAS_HEAD, _HEAD = S["mana_colours"].start, S["icons"].start, S["has_head"].start, S["head"].start
@@ -86,6 +87,8 @@ def observe_one(r, t, P, max_turns, player, out):
             out[_OFFER + k] = r.offer[k]
     for k in range(K):
         out[_HAND + k] = r.hand[player, k]
+    # turns go round from the first player (R2.5, R3.3.3); a finished game counted its last turn
+    first = (r.active_player - r.turn + (1 if ph == Phase.GAME_OVER else 0)) % P
     for seat in range(P):
         q = (player + seat) % P
         o = GLOBAL_DIM + seat * SEAT_DIM
@@ -93,6 +96,7 @@ def observe_one(r, t, P, max_turns, player, out):
         out[o + _IS_ACTIVE] = q == r.active_player
         out[o + _IS_CURRENT] = q == r.current_player
         out[o + _IS_DECLARER] = q == r.declarer
+        out[o + _IS_FIRST] = q == first
         out[o + _VP] = _f(r.vp[q], 30.0)
         out[o + _FAITH] = _f(r.faith[q], 10.0)
         out[o + _CMP_FAITH] = _f(abilities.compared_faith(r, q), 10.0)

@@ -91,6 +91,9 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     t[..., S["is_active"].start] = players == state.active_player[:, None]
     t[..., S["is_current"].start] = players == state.current_player[:, None]
     t[..., S["is_declarer"].start] = players == state.declarer[:, None]
+    # turns go round from the first player (R2.5, R3.3.3); a finished game counted its last turn
+    first = (state.active_player - state.turn + (phase == Phase.GAME_OVER)) % P
+    t[..., S["is_first"].start] = players == first[:, None]
     t[..., S["vp"].start] = state.vp / 30.0
     t[..., S["faith"].start] = state.faith / 10.0
     t[..., S["compared_faith"].start] = abilities.compared_faith(state, rows) / 10.0
