@@ -100,7 +100,7 @@ def act_on_env(agent: Agent, env) -> int:
     """The action of ``agent`` for the acting agent of a PettingZoo env (``aos_env.env()``)."""
     obs = env.observe(env.agent_selection)
     raw = env.unwrapped
-    return int(agent.act(obs["observation"], obs["action_mask"].astype(bool), raw.state))
+    return int(agent.act(obs["observation"], obs["action_mask"].astype(bool), raw.engine_state))
 
 
 def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""PettingZoo AEC environment (classic-games conventions) over the batched engine.
+"""Age of Summoners as a PettingZoo AEC environment (classic-games conventions).
 
 >>> import aos_env
 >>> env = aos_env.env(num_players=3)
@@ -8,10 +8,29 @@
 ...     action = None if termination or truncation else int(obs["action_mask"].nonzero()[0][0])
 ...     env.step(action)
 
-The env is a batch of one game of ``aos_env.core``: every rule lives there.
-The acting agent is always the engine's ``current_player``, which may be a
-player other than the one whose turn it is (Inquisition gifts, Nightmare and
-R8.3 discards).
+| | |
+|---|---|
+| agents | ``player_0`` ... ``player_{P-1}``, P = 2, 3 or 4 |
+| actions | ``Discrete(44)`` (docs/api.md "Actions") |
+| observations | ``{"observation": Box(0, bound, (601,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
+| state | ``state()``: ``Box(0, inf, (STATE_DIM,), float32)``, hidden information included |
+| rewards | at the end: the winner +1, the others -1/(P-1); a truncated game 0 for all |
+| infos | numbers only, the same keys at every step (``INFO_KEYS``) |
+
+The env is a batch of one game of ``aos_env.core`` (every rule lives there; ``engine_state`` is
+that game). The acting agent is always the engine's ``current_player``, who may be another player
+than the one whose turn it is (Inquisition gifts, Nightmare and R8.3 discards). With the compiled
+engine (the default) a step and an observation each go straight into one kernel call.
+
+``env()`` adds the behaviour of PettingZoo's three classic wrappers (TerminateIllegalWrapper,
+AssertOutOfBoundsWrapper, OrderEnforcingWrapper) in one wrapper, ``ClassicWrapper``: an illegal
+action ends the game with -1 for the offender, an action outside the action space is an
+AssertionError, and calls before ``reset`` are errors. ``raw_env`` raises ``ValueError`` for an
+illegal action and leaves the game as it was.
+
+Version history: v0 (aos-env 0.1): first release; aos-env 0.2: numeric infos, ``state()``, the
+observation gains ``is_first`` per seat (``core.OBS_VERSION`` 2), the engine state is
+``engine_state`` (was the ``state`` attribute, which hid PettingZoo's ``state()``).
 """
 
 from __future__ import annotations
@@ -22,14 +41,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from . import core
+from . import checks, core
 from .cards import load_cards
-from .core import Phase
-from .checks import check_int
 from .core import describe_illegal
 from .render import agent_name, describe_action, render_text
 
@@ -37,25 +55,48 @@ if TYPE_CHECKING:
     from .replay import Replay
 
 ENV_NAME = "age_of_summoners_v0"
-_PHASE_NAMES = [p.name for p in Phase]  # by value (building a Phase member costs a microsecond or so)
+#: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
+#: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
+INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
+NOT_YET = -1
+ILLEGAL_REWARD = -1.0  # env(): the reward of an agent that plays an illegal action
+
+
 def observation_box() -> spaces.Box:
     """The observation vector's space: 0 up to a bound per slice, 1 or unbounded (core.observation_bounds)."""
     low, high = core.observation_bounds()
     return spaces.Box(low, high, (core.OBS_DIM,), dtype=np.float32)
 
 
+def state_box() -> spaces.Box:
+    """The global state's space (``raw_env.state()``): counts and observations, 0 up."""
+    return spaces.Box(0.0, np.inf, (core.STATE_DIM,), dtype=np.float32)
+
+
 def env(**kwargs) -> AECEnv:
-    """The AEC env with PettingZoo's classic wrappers: an illegal action ends the game
-    with -1 for the offender; out-of-bounds actions are caught; call order is enforced."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The AEC env with the classic wrappers' behaviour (``ClassicWrapper``): an illegal action ends
+    the game with -1 for the offender; out-of-space actions and calls before reset are errors."""
+    return ClassicWrapper(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):
-    """Age of Summoners as a PettingZoo AEC env (no wrappers: illegal actions raise ValueError)."""
+def _action_id(action, agent: str) -> int:
+    """``action`` as an int id; ValueError for anything that is not an integer (no rounding, no parsing)."""
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
+                                          and action.dtype.kind in "iu"):
+        return int(action)
+    raise ValueError(f"{agent}: action must be an int action id 0..{core.NUM_ACTIONS - 1}, got {action!r}")
+
+
+class raw_env(AECEnv):
+    """Age of Summoners as a PettingZoo AEC env (no wrappers: illegal actions raise ValueError).
+
+    ``num_players`` 2..4; ``render_mode`` None, "human", "ansi" or "rgb_array"; ``max_turns``
+    the turn limit (R7.5); ``card_file`` another card file; ``record_replay`` keep each game's
+    seed and actions for ``replay()``; ``backend`` the engine ("numba", "numpy" or None for the
+    default).
+    """
 
     metadata = {
         "render_modes": ["human", "ansi", "rgb_array"],
@@ -71,92 +112,149 @@ class raw_env(AECEnv, EzPickle):
         max_turns: int = core.DEFAULT_MAX_TURNS,
         card_file: str | None = None,
         record_replay: bool = False,
+        backend: str | None = None,
     ) -> None:
-        EzPickle.__init__(self, num_players, render_mode, max_turns, card_file, record_replay)
         super().__init__()
-        num_players = check_int("num_players", num_players, 2, 4)
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
-        self.num_players = num_players
+        self.num_players = checks.check_int("num_players", num_players, 2, 4)
+        if render_mode is not None:
+            checks.check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.max_turns = max_turns
-        if not isinstance(record_replay, bool):
-            raise ValueError(f"record_replay must be True or False, got {record_replay!r}")
+        self.max_turns = checks.check_int("max_turns", max_turns, 1)
+        self.record_replay = checks.check_bool("record_replay", record_replay)
+        self.backend = backend if backend is not None else core.default_backend()
+        checks.check_choice("backend", self.backend, core.BACKENDS)
         self.cards = load_cards(card_file)
         self.card_file = card_file
-        self.record_replay = record_replay  # keep each game's seed and actions for replay() / save_replay()
         self._replay: Replay | None = None
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": observation_box(),
-                "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
-            }
-        )
+        obs_space = spaces.Dict({
+            "observation": observation_box(),
+            "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
+        })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
-        self.state: core.State | None = None
+        self.state_space = state_box()
+        self._game: core.State | None = None
         self._rng = np.random.default_rng()
+        self._fast = None  # the compiled engine's module, for the one-call step and observation
 
     # -- PettingZoo API ------------------------------------------------------------
 
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start a new game; ``reset(seed=s)`` always gives the same game."""
+        """Start a new game; ``reset(seed=s)`` always gives the same game (seeds 0..2**63-1)."""
+        seed = checks.check_optional_seed("seed", seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {options!r}")
         if seed is None:
             seed = int(self._rng.integers(2**62))
-        self._begin(core.init(1, self.num_players, seed=int(seed), max_turns=self.max_turns, cards=self.cards))
+        self._begin(core.init(1, self.num_players, seed=seed, max_turns=self.max_turns, cards=self.cards,
+                              backend=self.backend))
         if self.record_replay:
             from .replay import Replay  # not at module level: `python -m aos_env.replay` imports this package first
 
-            self._replay = Replay.start(int(seed), self.num_players, self.max_turns, cards=self.cards,
+            self._replay = Replay.start(seed, self.num_players, self.max_turns, cards=self.cards,
                                         card_file=self.card_file, source="aos_env.env")
 
-    def _begin(self, state: core.State) -> None:
-        """Play ``state`` from here: fresh rewards, terminations and infos for every agent."""
-        self.state = state
+    def _begin(self, game: core.State) -> None:
+        """Play ``game`` from here: fresh rewards, terminations and infos for every agent."""
+        self._game = game
+        if game.backend == "numba":
+            from .core import nb_engine
+
+            self._fast = nb_engine
+        else:
+            self._fast = None
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._update_after_step()
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._not_yet = np.full(self.num_players, NOT_YET, dtype=np.int64)
+        self._not_yet.setflags(write=False)  # shared by the infos until the end: nobody may edit it
+        g = self._game
+        self._after(int(g.current_player[0]), int(g.phase[0]), int(g.command_number[0]), int(g.turn[0]),
+                    int(g.active_player[0]), bool(g.terminated[0] or g.truncated[0]))
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation vector and its action mask (all zeros unless it must act)."""
-        p = self.agent_name_mapping[agent]
-        state = self._require_state()
+        """The agent's observation vector and its action mask (all zeros unless it must act now)."""
+        p = self.agent_name_mapping.get(agent)
+        if p is None:
+            self._agent(agent)
+        game = self._require_game()
+        acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
+        if self._fast is not None:
+            obs, mask = self._fast.aec_observe(game, p, acting)
+            return {"observation": obs, "action_mask": mask}
         mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-        if agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent)):
-            mask[:] = state.legal_action_mask[0]
-        return {"observation": core.observe(state, p)[0], "action_mask": mask}
+        if acting:
+            mask[:] = game.legal_action_mask[0]
+        return {"observation": core.observe(game, p)[0], "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """The global state (STATE_DIM,) float32: every seat's observation, then the stones by kind,
+        the deck, the discard pile and the offer (hidden information included; see core.global_state)."""
+        return core.global_state(self._require_game())[0]
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` for the acting agent (``None`` once the agent is done)."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self._require_state()
-        a = int(action)
-        if not (0 <= a < core.NUM_ACTIONS and state.legal_action_mask[0, a]):
-            raise ValueError(f"{agent}: " + describe_illegal(state, 0, a).split(": ", 1)[1])
+        game = self._require_game()
+        a = _action_id(action, agent)
+        if not 0 <= a < core.NUM_ACTIONS:
+            self._illegal(agent, a)
+        if self._fast is not None:
+            status, cur, phase, cmd, turn, active, over = self._fast.aec_step(game, a)
+            if status == 0:
+                self._illegal(agent, a)
+        else:
+            if not (0 <= a < core.NUM_ACTIONS and game.legal_action_mask[0, a]):
+                self._illegal(agent, a)
+            core.step(game, np.array([a]))
+            cur, phase, cmd, turn, active = (int(game.current_player[0]), int(game.phase[0]),
+                                             int(game.command_number[0]), int(game.turn[0]),
+                                             int(game.active_player[0]))
+            over = bool(game.terminated[0] or game.truncated[0])
         if self._replay is not None:
             self._replay.record(self.agent_name_mapping[agent], a)
-        core.step(state, np.array([a]))
         self._cumulative_rewards[agent] = 0.0
-        self._update_after_step()
-        self._accumulate_rewards()
+        self._after(cur, phase, cmd, turn, active, over)
         if self.render_mode == "human":
             self.render()
+
+    def _illegal(self, agent: str, a: int) -> None:
+        raise ValueError(f"{agent}: " + describe_illegal(self._game, 0, a).split(": ", 1)[1])
+
+    def _after(self, cur: int, phase: int, cmd: int, turn: int, active: int, over: bool) -> None:
+        """Bookkeeping after a step: who acts, the infos, and at the end rewards and terminations."""
+        self.agent_selection = self.possible_agents[cur]
+        if not over:
+            info = {"phase": phase, "command_number": cmd, "turn": turn, "active_player": active,
+                    "final_scores": self._not_yet, "winner": NOT_YET}
+            self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
+            return
+        game = self._game
+        scores = core.final_scores(game)[0].astype(np.int64)
+        terminated = bool(game.terminated[0])
+        winner = int(np.argmax(game.rewards[0])) if terminated else NOT_YET
+        self.infos = {a: {"phase": phase, "command_number": cmd, "turn": turn, "active_player": active,
+                          "final_scores": scores.copy(), "winner": winner} for a in self.agents}
+        for a in self.agents:
+            self.rewards[a] = float(game.rewards[0, self.agent_name_mapping[a]])
+            self.terminations[a] = terminated
+            self.truncations[a] = not terminated
+        self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
         """``"ansi"``: return the table as text; ``"human"``: print it; ``"rgb_array"``: the picture of
@@ -170,8 +268,8 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "rgb_array":
             from .svg import render_rgb  # resvg and Pillow are loaded only for this mode
 
-            return render_rgb(self._require_state(), 0, self._seat())
-        text = render_text(self._require_state(), 0, self._seat())
+            return render_rgb(self._require_game(), 0, self._seat())
+        text = render_text(self._require_game(), 0, self._seat())
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
@@ -180,12 +278,35 @@ class raw_env(AECEnv, EzPickle):
     def close(self) -> None:
         pass
 
+    # -- copies keep the game in progress ----------------------------------------------------
+
+    def __getstate__(self) -> dict:
+        d = self.__dict__.copy()
+        d["_fast"] = None  # a module: found again on load
+        return d
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+        if self._game is not None and self._game.backend == "numba":
+            from .core import nb_engine
+
+            self._fast = nb_engine
+
     # -- helpers ----------------------------------------------------------------
+
+    @property
+    def engine_state(self) -> core.State:
+        """The game being played: a ``core.State`` holding one game (read it; to change the game, use
+        ``load_state``)."""
+        return self._require_game()
 
     def load_state(self, state: core.State) -> None:
         """Continue from a given engine state (a batch of one), e.g. from ``aos_env.positions``."""
+        if not isinstance(state, core.State):
+            raise ValueError(f"state must be a core.State of 1 game of {self.num_players} players, got "
+                             f"{type(state).__name__}")
         if state.batch_size != 1 or state.num_players != self.num_players:
-            raise ValueError(f"need a state of 1 game of {self.num_players} players, got "
+            raise ValueError(f"state must be a core.State of 1 game of {self.num_players} players, got "
                              f"{state.batch_size} games of {state.num_players}")
         self._begin(state)
         self._replay = None  # a position set by hand has no seed: it cannot be replayed
@@ -205,7 +326,7 @@ class raw_env(AECEnv, EzPickle):
             if len(players) != self.num_players:
                 raise ValueError(f"players: expected {self.num_players} names (one per seat), got {len(players)}")
             replay.players = [str(p) for p in players]
-        replay.finish(self._require_state())
+        replay.finish(self._require_game())
         return replay
 
     def save_replay(self, path: str | Path, players: Sequence[str] | None = None) -> Path:
@@ -214,32 +335,137 @@ class raw_env(AECEnv, EzPickle):
 
     def describe(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. ``"summon Sphinx (AS018)"``."""
-        return describe_action(self._require_state(), 0, int(action))
+        a = _action_id(action, "describe")
+        if not 0 <= a < core.NUM_ACTIONS:
+            raise ValueError(f"action must be an action id 0..{core.NUM_ACTIONS - 1}, got {a}")
+        return describe_action(self._require_game(), 0, a)
 
     def legal_actions(self) -> list[int]:
         """The acting agent's legal action ids."""
-        return [int(a) for a in np.nonzero(self._require_state().legal_action_mask[0])[0]]
+        return [int(a) for a in np.nonzero(self._require_game().legal_action_mask[0])[0]]
 
-    def _require_state(self) -> core.State:
-        if self.state is None:
+    def _agent(self, agent) -> str:
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
+        return agent
+
+    def _require_game(self) -> core.State:
+        if self._game is None:
             raise RuntimeError("call reset() before using the environment")
-        return self.state
+        return self._game
 
     def _seat(self) -> int:
-        return self.agent_name_mapping.get(self.agent_selection, 0)
+        return self.agent_name_mapping.get(getattr(self, "agent_selection", None), 0)
 
-    def _update_after_step(self) -> None:
-        state = self._require_state()
-        self.agent_selection = self.possible_agents[state.current_player[0]]
-        info = {"phase": _PHASE_NAMES[state.phase[0]], "command_number": int(state.command_number[0]),
-                "turn": int(state.turn[0]), "active_player": self.possible_agents[state.active_player[0]]}
-        if state.terminated[0] or state.truncated[0]:
-            scores = core.final_scores(state)[0]
-            winner = agent_name(int(np.argmax(state.rewards[0]))) if state.terminated[0] else None
-            info.update(final_scores={a: int(scores[p]) for p, a in enumerate(self.possible_agents)}, winner=winner)
-            for a in self.agents:
-                self.rewards[a] = float(state.rewards[0, self.agent_name_mapping[a]])
-                self.terminations[a] = bool(state.terminated[0])
-                self.truncations[a] = bool(state.truncated[0])
-        for a in self.agents:
-            self.infos[a] = dict(info)
+
+class ClassicWrapper(BaseWrapper):
+    """PettingZoo's three classic wrappers in one (the same behaviour, a third of the cost):
+
+    - TerminateIllegalWrapper: an action the mask forbids ends the game; the offender gets
+      ``illegal_reward``, everybody else 0, and every agent is done (terminated and truncated);
+    - AssertOutOfBoundsWrapper: an action outside the action space is an AssertionError;
+    - OrderEnforcingWrapper: step, observe, state, render and agent_iter before ``reset`` are
+      errors, and so is reading rewards, terminations, truncations, infos, agent_selection,
+      num_agents or agents.
+    """
+
+    _BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
+
+    def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+        self._has_reset = False
+        self._has_updated = False
+        self._terminated = False  # by an illegal move
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ClassicWrapper._BEFORE_RESET and not self.__dict__.get("_has_reset", False):
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return super().__getattr__(name)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
+        self._terminated = False
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def state(self) -> np.ndarray:
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return self.env.state()
+
+    def render(self) -> str | np.ndarray | None:
+        if not self._has_reset:
+            EnvLogger.error_render_before_reset()
+        return self.env.render()
+
+    def last(self, observe: bool = True):
+        raw = self.env
+        agent = raw.agent_selection
+        obs = self.observe(agent) if observe else None
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if action is None:
+            assert done, "action is not in action space"
+            raw.step(None)
+            return
+        assert raw.action_spaces[agent].contains(action) and not isinstance(action, (bool, np.bool_)), \
+            "action is not in action space"
+        if self._terminated and done:
+            raw._was_dead_step(action)
+        elif not done and not raw._require_game().legal_action_mask[0, int(action)]:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _OrderEnforcingIterable(self, max_iter)
+
+    # copies keep the game (BaseWrapper's __getattr__ refuses private names, so say it here)
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
+    def __setstate__(self, d: dict) -> None:
+        self.__dict__.update(d)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class _OrderEnforcingIterable(AECIterable):
+    def __iter__(self) -> AECIterator:
+        return _OrderEnforcingIterator(self.env, self.max_iter)
+
+
+class _OrderEnforcingIterator(AECIterator):
+    def __next__(self) -> str:
+        agent = super().__next__()
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return agent

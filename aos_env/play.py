@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
         if env.terminations[agent] or env.truncations[agent]:
             env.step(None)
             continue
-        state = env.state
+        state = env.engine_state
         p = env.agent_name_mapping[agent]
         if agent == me:
             print("\n" + render_text(state, 0, args.seat), file=out)
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
             action = act_on_env(bot, env)
             print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
             env.step(action)
-    state = env.state
+    state = env.engine_state
     print("\n" + render_text(state, 0, args.seat), file=out)
     if state.truncated[0]:
         print("The game reached the turn limit: nobody wins.", file=out)

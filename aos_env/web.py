@@ -79,7 +79,7 @@ class Session:
 
     @property
     def state(self):
-        return self.env.state
+        return self.env.engine_state
 
     def over(self) -> bool:
         return bool(self.state.terminated[0] or self.state.truncated[0])

@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 import aos_env
 from aos_env import core
+from aos_env.env import INFO_KEYS
 from aos_env.positions import position
 
 
@@ -50,23 +51,27 @@ def test_full_random_game(players: int) -> None:
         masks = {a: env.observe(a)["action_mask"] for a in env.agents}
         assert masks[agent].sum() >= 2, "the acting agent has a real choice"
         assert all(m.sum() == 0 for a, m in masks.items() if a != agent), "only the acting agent may act"
-        assert agent == f"player_{int(raw.state.current_player[0])}"
-        acted_off_turn |= info["active_player"] != agent
-        assert {"phase", "command_number"} <= set(info)
+        assert agent == f"player_{int(raw.engine_state.current_player[0])}"
+        acted_off_turn |= env.possible_agents[info["active_player"]] != agent
+        assert tuple(info) == INFO_KEYS, "the same numeric keys at every step"
+        assert info["winner"] == -1 and (info["final_scores"] == -1).all(), "not yet"
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    state = raw.state
+    state = raw.engine_state
     assert state.terminated[0] or state.truncated[0]
     assert abs(sum(totals.values())) < 1e-6
     final = info["final_scores"]
-    assert [final[a] for a in env.possible_agents] == core.final_scores(state)[0].tolist()
+    assert final.tolist() == core.final_scores(state)[0].tolist()
     if state.terminated[0]:
-        assert totals[info["winner"]] == 1.0
-        assert all(np.isclose(v, -1 / (players - 1)) for a, v in totals.items() if a != info["winner"])
+        winner = env.possible_agents[info["winner"]]
+        assert totals[winner] == 1.0
+        assert all(np.isclose(v, -1 / (players - 1)) for a, v in totals.items() if a != winner)
+    else:
+        assert info["winner"] == -1
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
-    """The env's one-game path (engine.step_one_legal) gives the same game as core.step on a batch."""
+    """The env's one-game path (one kernel call a step) gives the same game as core.step on a batch."""
     env = aos_env.raw_env(num_players=players)
     env.reset(seed=5)
     batch = core.init(3, players, seed=np.array([9, 5, 11]))  # the env's game is game 1 here
@@ -74,7 +79,7 @@ def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
     fields = ["hand", "spirits", "mana", "stones", "deck", "discard", "offer", "vp", "faith", "head", "phase",
               "current_player", "legal_action_mask", "rewards", "terminated", "rng_counter", "stats"]
     for _ in range(600):
-        mine = env.state
+        mine = env.engine_state
         for name in fields:
             assert np.array_equal(getattr(mine, name)[0], getattr(batch, name)[1]), name
         if mine.terminated[0] or mine.truncated[0]:
@@ -84,7 +89,7 @@ def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
         env.step(action)
         actions = np.array([batch.legal_action_mask[0].argmax(), action, batch.legal_action_mask[2].argmax()])
         core.step(batch, actions)
-    assert env.state.turn[0] > 10
+    assert env.engine_state.turn[0] > 10
 
 
 def test_off_turn_decisions_go_to_the_right_agent() -> None:
@@ -97,8 +102,8 @@ def test_off_turn_decisions_go_to_the_right_agent() -> None:
     assert env.agent_selection == "player_0"
     env.step(aos_env.core.ACTION_NAMES.index("CARD_16"))  # Golem: 4 + 4 = 8, Inquisition (forced ACT)
     assert env.agent_selection == "player_1"
-    assert env.infos["player_1"]["phase"] == "INQUISITION_GIFT"
-    assert env.infos["player_1"]["active_player"] == "player_0"
+    assert env.infos["player_1"]["phase"] == core.Phase.INQUISITION_GIFT
+    assert env.infos["player_1"]["active_player"] == 0
     assert env.observe("player_0")["action_mask"].sum() == 0
     assert set(np.flatnonzero(env.observe("player_1")["action_mask"])) == {21, 9}
 
@@ -175,3 +180,189 @@ def test_render_human_prints(capsys) -> None:
     env.reset(seed=2)
     out = capsys.readouterr().out
     assert "Age of Summoners, 2 players" in out and "Your hand (player_" in out
+
+
+# ---- PettingZoo's test suite -------------------------------------------------------------------
+
+
+def test_pettingzoo_render_test() -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: aos_env.env(num_players=3, render_mode=render_mode))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_pettingzoo_state_test(players: int) -> None:
+    from pettingzoo.test.state_test import test_state, test_state_space
+
+    env = aos_env.env(num_players=players)
+    test_state_space(env)
+    test_state(env, num_cycles=300, seed=3)
+
+
+@pytest.mark.one_backend
+def test_pettingzoo_performance_benchmark(capsys) -> None:
+    """PettingZoo's own benchmark loop (5 s) runs through games and resets without an error."""
+    from pettingzoo.test import performance_benchmark
+
+    performance_benchmark(aos_env.env(num_players=2))
+    out = capsys.readouterr().out
+    turns = float(out.split(" turns per second")[0].split("\n")[-1])
+    assert turns > 0
+
+
+def test_state_is_the_global_state_with_hidden_information() -> None:
+    env = aos_env.env(num_players=3)
+    env.reset(seed=4)
+    for _ in range(30):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    s = env.state()
+    assert s.shape == (core.STATE_DIM,) and s.dtype == np.float32 and env.state_space.contains(s)
+    raw = env.unwrapped
+    np.testing.assert_array_equal(s, core.global_state(raw.engine_state)[0])
+    for p in range(3):  # every seat's observation, by absolute seat, includes that player's own hand
+        np.testing.assert_array_equal(s[p * core.OBS_DIM : (p + 1) * core.OBS_DIM],
+                                      env.observe(f"player_{p}")["observation"])
+    at = 4 * core.OBS_DIM
+    np.testing.assert_array_equal(s[at : at + 3 * 30], raw.engine_state.stones[0].ravel())  # hidden stone faces
+    assert not s[3 * core.OBS_DIM : 4 * core.OBS_DIM].any(), "the absent fourth seat is zero"
+
+
+# ---- ClassicWrapper: PettingZoo's three classic wrappers in one ---------------------------------
+
+
+def _pettingzoo_stack(**kwargs):
+    from pettingzoo.utils import wrappers
+
+    e = aos_env.raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+def _snapshot(e) -> tuple:
+    return (list(e.agents), e.agent_selection, dict(e.rewards), dict(e._cumulative_rewards), dict(e.terminations),
+            dict(e.truncations))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_classic_wrapper_behaves_like_pettingzoos_three_wrappers(seed: int) -> None:
+    """Same actions (legal, then one illegal at a random moment, then None for the dead agents) give
+    the same rewards, terminations, truncations, agents and agent selection as PettingZoo's stack."""
+    ours, theirs = aos_env.env(num_players=3), _pettingzoo_stack(num_players=3)
+    ours.reset(seed=seed)
+    theirs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    illegal_at = int(rng.integers(5, 60))
+    for i, (a, b) in enumerate(zip(ours.agent_iter(400), theirs.agent_iter(400))):
+        assert a == b
+        oa, ra, ta, ua, ia = ours.last()
+        ob, rb, tb, ub, ib = theirs.last()
+        np.testing.assert_array_equal(oa["observation"], ob["observation"])
+        assert (ra, ta, ua) == (rb, tb, ub)
+        if ta or ua:
+            action = None
+        elif i == illegal_at:
+            action = int(np.flatnonzero(oa["action_mask"] == 0)[0])
+        else:
+            action = int(rng.choice(np.flatnonzero(oa["action_mask"])))
+        ours.step(action)
+        theirs.step(action)
+        assert _snapshot(ours) == _snapshot(theirs), f"step {i}"
+    assert not ours.agents and not theirs.agents, "both games are over and every agent has left"
+
+
+def test_classic_wrapper_order_and_bounds_errors() -> None:
+    e = aos_env.env(num_players=2)
+    for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.state(), lambda: e.agent_iter()):
+        with pytest.raises(Exception):
+            call()
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = e.agent_selection
+    e.reset(seed=1)
+    for bad in (44, -1, 2.5, "3", True):
+        with pytest.raises(AssertionError, match="not in action space"):
+            e.step(bad)
+    with pytest.raises(AssertionError):
+        e.step(None)  # the acting agent is alive
+
+
+# ---- copies keep the game in progress (issue: pickling rebuilt a fresh env) ---------------------
+
+
+@pytest.mark.parametrize("make", [aos_env.env, aos_env.raw_env])
+def test_pickle_and_deepcopy_keep_the_game(make) -> None:
+    import copy
+    import pickle
+
+    e = make(num_players=3)
+    e.reset(seed=12)
+    for _ in range(25):
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[-1]))
+    for clone in (copy.deepcopy(e), pickle.loads(pickle.dumps(e))):
+        assert clone.agent_selection == e.agent_selection
+        np.testing.assert_array_equal(clone.unwrapped.engine_state.records, e.unwrapped.engine_state.records)
+        for _ in range(40):  # and they go on alike, independently
+            if not clone.agents:
+                break
+            a = int(np.flatnonzero(clone.observe(clone.agent_selection)["action_mask"])[0])
+            clone.step(a)
+        assert clone.unwrapped.engine_state.turn[0] >= e.unwrapped.engine_state.turn[0]
+    assert e.unwrapped.engine_state.turn[0] == copy.deepcopy(e).unwrapped.engine_state.turn[0]
+
+
+# ---- bad input: a clear ValueError naming the argument, and the game unchanged --------------------
+
+
+def _frozen(raw) -> tuple:
+    return (raw.engine_state.records.tobytes(), raw.agent_selection, dict(raw.rewards), dict(raw.terminations),
+            dict(raw.truncations), dict(raw._cumulative_rewards))
+
+
+@pytest.mark.parametrize("bad", [2.7, 0.0, "0", "5", True, False, None, np.array([1, 2]), np.float32(3), [4], 99, -1,
+                                 np.int64(99), 2**64])
+def test_raw_env_step_rejects_non_actions_and_changes_nothing(bad) -> None:
+    raw = aos_env.raw_env(num_players=2)
+    raw.reset(seed=3)
+    before = _frozen(raw)
+    with pytest.raises(ValueError, match="action"):
+        raw.step(bad)
+    assert _frozen(raw) == before
+
+
+def test_raw_env_accepts_numpy_integers() -> None:
+    raw = aos_env.raw_env(num_players=2)
+    raw.reset(seed=3)
+    legal = raw.legal_actions()
+    raw.step(np.int64(legal[0]))  # a numpy integer is an action id like any other
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", True, 2**63, np.float64(2.0), [1]])
+def test_raw_env_reset_rejects_bad_seeds(seed) -> None:
+    raw = aos_env.raw_env(num_players=2)
+    with pytest.raises(ValueError, match="seed"):
+        raw.reset(seed=seed)
+    raw.reset(seed=np.uint64(5))  # a numpy integer in range is a seed
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"num_players": 1}, "num_players"), ({"num_players": 2.0}, "num_players"), ({"max_turns": 0}, "max_turns"),
+    ({"max_turns": 2.5}, "max_turns"), ({"render_mode": "video"}, "render_mode"),
+    ({"record_replay": "yes"}, "record_replay"), ({"backend": "jax"}, "backend"),
+])
+def test_raw_env_constructor_checks_its_arguments(kwargs: dict, name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        aos_env.raw_env(**kwargs)
+
+
+def test_raw_env_agent_names_and_calls_before_reset() -> None:
+    raw = aos_env.raw_env(num_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        raw.state()
+    raw.reset(seed=1)
+    before = _frozen(raw)
+    for call in (lambda: raw.observe("player_9"), lambda: raw.observation_space("x"), lambda: raw.action_space(3),
+                 lambda: raw.describe(99), lambda: raw.describe("x"), lambda: raw.load_state("x")):
+        with pytest.raises(ValueError):
+            call()
+    assert _frozen(raw) == before

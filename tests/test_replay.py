@@ -39,14 +39,14 @@ def recorded_game(tmp_path: Path, players: int = 3, seed: int = 21, max_turns: i
     env = aos_env.env(num_players=players, record_replay=True, max_turns=max_turns)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    positions = [env.unwrapped.state.copy()]
+    positions = [env.unwrapped.engine_state.copy()]
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        positions.append(env.unwrapped.state.copy())
+        positions.append(env.unwrapped.engine_state.copy())
     path = env.unwrapped.save_replay(tmp_path / "game.json", players=[f"bot{p}" for p in range(players)])
     return path, positions
 

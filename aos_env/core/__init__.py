@@ -10,14 +10,15 @@ Two engines play exactly the same games: ``nb_engine`` (compiled with numba, the
 """
 
 from .api import (
-    BACKEND_ENV, PEAK_BYTES_PER_GAME, default_backend, describe_illegal, final_scores, init, observe, refresh, reset, score_lead, step,
+    BACKEND_ENV, PEAK_BYTES_PER_GAME, default_backend, describe_illegal, final_scores, global_state, init, observe,
+    refresh, reset, score_lead, step,
     truncate, winners,
 )
 from .constants import (
     ACT, ACTION_NAMES, DEFAULT_MAX_TURNS, MANA_BLACK, MANA_BLUE, MANA_GREEN, MANA_RED, MANA_YELLOW, NO,
     NUM_ACTIONS, OPTION_A, OPTION_B, STONE, TARGET_1, TARGET_2, TARGET_3, YES,
 )
-from .obs_layout import OBS_DIM, OBS_VERSION, obs_slices, obs_value, observation_bounds
+from .obs_layout import OBS_DIM, OBS_VERSION, STATE_DIM, obs_slices, obs_value, observation_bounds
 from .phases import NUM_DECISION_PHASES, OBS_PHASES, PHASES, Phase
 from .state import BACKENDS, FIELD_NAMES, PUBLIC_FIELDS, State, bytes_per_game
 
@@ -27,5 +28,5 @@ __all__ = [
     "MANA_BLACK", "MANA_GREEN", "MANA_RED", "MANA_YELLOW", "MANA_BLUE", "STONE", "OPTION_A", "OPTION_B", "YES",
     "NO", "TARGET_1", "TARGET_2", "TARGET_3", "NUM_DECISION_PHASES", "OBS_DIM", "OBS_VERSION", "obs_slices",
     "obs_value", "observation_bounds", "BACKENDS", "BACKEND_ENV", "default_backend", "FIELD_NAMES",
-    "PUBLIC_FIELDS", "bytes_per_game", "PEAK_BYTES_PER_GAME",
+    "PUBLIC_FIELDS", "bytes_per_game", "PEAK_BYTES_PER_GAME", "global_state", "STATE_DIM",
 ]

@@ -18,7 +18,7 @@ from . import scores as _scores
 from .constants import (
     ACTION_NAMES, DEFAULT_MAX_TURNS, FAITH_CAP, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
 )
-from .obs_layout import OBS_DIM
+from .obs_layout import OBS_DIM, STATE_DIM
 from .phases import PH, Phase
 from .state import BACKENDS, State, bytes_per_game, empty_state, recompute_stats
 from . import np_engine
@@ -230,6 +230,29 @@ def observe(state: State, player, games=None) -> np.ndarray:
     if n == 0:
         return np.zeros((0, OBS_DIM), dtype=np.float32)
     return _engine(state).observe(state, p, g)
+
+
+def global_state(state: State, games=None) -> np.ndarray:
+    """(B, STATE_DIM) float32: everything about each game, hidden information included, for
+    centralised critics (obs_layout.STATE_LAYOUT): every player's observation by absolute seat,
+    then the stones by kind, the deck, the discard pile and the offer."""
+    if type(state) is not State:
+        _check_state(state)
+    g = state._every if games is None else _check_games(state, games)
+    n, P, K = g.size, state.num_players, state.cards.num_kinds
+    out = np.zeros((n, STATE_DIM), dtype=np.float32)
+    if n == 0:
+        return out
+    eng = _engine(state)
+    for p in range(P):
+        out[:, p * OBS_DIM : (p + 1) * OBS_DIM] = eng.observe(state, np.full(n, p, dtype=np.int64), g)
+    at = MAX_PLAYERS * OBS_DIM
+    out[:, at : at + P * K] = state.stones[g].reshape(n, P * K)
+    at += MAX_PLAYERS * K
+    for zone in (state.deck, state.discard, state.offer):
+        out[:, at : at + K] = zone[g]
+        at += K
+    return out
 
 
 def final_scores(state: State, games=None) -> np.ndarray:

@@ -115,6 +115,20 @@ def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_play
     return obs[..., _SLICES[name]].astype(np.float64) * scale
 
 
+#: The global state (``core.global_state``, PettingZoo's ``state()``), for centralised critics: every
+#: seat's observation by absolute seat (player 0 first; absent seats zero), then what no observation
+#: shows: each player's stones by their hidden kind, the deck and the discard pile by kind, and the
+#: cards on offer (all raw counts).
+STATE_LAYOUT: tuple[Slot, ...] = (
+    Slot("observations", MAX_PLAYERS * OBS_DIM, 1.0, "core.observe of players 0..3, in that order (zero for absent seats)"),
+    Slot("stones", MAX_PLAYERS * K, 1.0, "each player's philosopher's stones by their hidden kind (players 0..3)"),
+    Slot("deck", K, 1.0, "the deck by kind"),
+    Slot("discard", K, 1.0, "the discard pile by kind"),
+    Slot("offer", K, 1.0, "the cards on offer by kind, whoever may see them"),
+)
+STATE_DIM = sum(s.size for s in STATE_LAYOUT)
+
+
 def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
     """(low, high) float32 bounds of every entry: 0 and 1, or 0 and inf where raw counts exceed
     their scale (hands, VP, scores ...)."""

@@ -63,6 +63,21 @@ def try_step_one(state: State, action: int) -> bool:
     return status == _k.OK
 
 
+def aec_step(state: State, action: int) -> tuple:
+    """The AEC env's step of its one game (see engine.aec_step): (status, current player, phase,
+    command number, turn, active player, over); status -1 done, 0 illegal (nothing changed)."""
+    out = _k.aec_step(state.records, card_tables(state.cards), state.num_players, state.max_turns, action)
+    if out[0] == _k.ENGINE_BUG:
+        raise _bug()
+    return out
+
+
+def aec_observe(state: State, player: int, with_mask: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(observation (OBS_DIM,), action mask (44,) int8) of ``player`` in the AEC env's one game."""
+    return _k.aec_observe(state.records, card_tables(state.cards), state.num_players, state.max_turns, player,
+                          with_mask)
+
+
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
     """(n, OBS_DIM) float32 observations of ``player[i]`` in games ``games`` (default: all)."""
     B = state.batch_size
@@ -96,5 +111,6 @@ def refresh_turn_start(state: State, live: np.ndarray) -> None:
                      np.ascontiguousarray(live, dtype=np.int64))
 
 
-__all__ = ["setup", "step", "try_step", "try_step_one", "observe", "observe_one", "final_scores",
+__all__ = ["setup", "step", "try_step", "try_step_one", "aec_step", "aec_observe", "observe", "observe_one",
+           "final_scores",
            "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]

@@ -376,3 +376,30 @@ def scores_batch(rec, P, games, out):
         r = rec[games[i]]
         for p in range(P):
             out[i, p] = final_score(r, p)
+
+
+# ---- the AEC env's one-game calls: everything its bookkeeping needs in one call --------------
+
+
+@jit
+def aec_step(rec, tb, P, max_turns, a):
+    """Check and apply action ``a`` of game 0, then advance it. Returns (status, current player,
+    phase, command number, turn, active player, over): status OK, 0 (illegal: nothing changed)
+    or ENGINE_BUG."""
+    r = rec[0]
+    status = step_one(rec, tb, P, max_turns, a)
+    return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
+
+
+@jit
+def aec_observe(rec, tb, P, max_turns, player, with_mask):
+    """Player ``player``'s observation of game 0 (OBS_DIM,) and its action mask (44,) int8: the legal
+    actions if ``with_mask`` (the player must act now), else zeros."""
+    obs = np.zeros(OBS_DIM, dtype=np.float32)
+    r = rec[0]
+    observe_one(r, tb[0], P, max_turns, player, obs)
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if with_mask:
+        for i in range(NUM_ACTIONS):
+            mask[i] = r.legal_action_mask[i]
+    return obs, mask
