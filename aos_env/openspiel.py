@@ -367,7 +367,7 @@ class AgeOfSummonersObserver:
     """OpenSpiel's PyObserver interface: ``tensor``, ``dict`` (named views), ``set_from``, ``string_from``.
 
     Views: the global fields of the observation by name (``phase``, ``hand``, ...; see
-    docs/observation.md), ``seats`` (4 x 113: the observer first, then to the left), and
+    docs/observation.md), ``seats`` (4 x SEAT_DIM, 114: the observer first, then to the left), and
     for the information state ``own_actions`` (decision phase x action id, counts / 10).
     """
 

@@ -1,17 +1,19 @@
-"""All benchmarks in one run, beside the peers measured in the same run: ``python -m benchmarks``.
+"""All benchmarks in one run, both engines beside the peers measured in the same run: ``python -m benchmarks``.
 
-Measures, each as the median of ``--repeats`` runs (the machine is noisy):
+Measures, each as the median of ``--repeats`` runs (the machine is noisy; compare ratios):
 
-- the batched engine under random legal play, decisions/s at several batch
-  sizes, and its memory per game;
-- the PettingZoo AEC env, steps/s;
+- the batched engine under random legal play, decisions/s at several batch sizes, on the compiled
+  engine (numba, the default) and on the numpy reference, and its memory per game;
+- one game at a time: the median time of ``core.step`` and ``core.observe`` (both engines);
+- the PettingZoo AEC env, steps/s, wrapped (``aos_env.env()``) and raw (``aos_env.raw_env()``),
+  beside PettingZoo's leduc_holdem_v4 wrapped and raw in the same loop, runs alternating;
 - the training env inside MaskablePPO: env steps/s and the env's share of wall time;
-- peers: PettingZoo's leduc_holdem_v4, texas_holdem_v4 and connect_four_v3
-  (AEC, same loop as ours) and OpenSpiel's hearts and hanabi (C++).
+- the compiled engine's compile cost: a fresh process to its first step, cold and warm;
+- peers: PettingZoo's leduc_holdem_v4, texas_holdem_v4 and connect_four_v3 (AEC, same loop as
+  ours) and OpenSpiel's hearts and hanabi (C++).
 
-Prints a table with ratios to each peer and writes ``results.json`` and
-``throughput.png`` into ``--out``. Install the peers with
-``pip install -e ".[bench]"``.
+Prints a table with ratios to each peer and writes ``results.json``, ``table.md`` and
+``throughput.png`` into ``--out``. Install the peers with ``pip install -e ".[bench]"``.
 """
 
 from __future__ import annotations
@@ -24,33 +26,41 @@ from pathlib import Path
 
 import numpy as np
 
-from . import aec, engine_throughput, openspiel, training
+from aos_env.checks import float_arg, int_arg, int_list_arg
+
+from . import aec, compile_time, engine_throughput, one_game, openspiel, training
 from .engine_throughput import median_of
 
 PZ_PEERS = ["leduc_holdem_v4", "texas_holdem_v4", "connect_four_v3"]
 OS_PEERS = ["hearts", "hanabi"]
+BACKENDS = ("numba", "numpy")
 
 
-def memory_per_game(batch: int = 4096, players: int = 4) -> float:
-    """Bytes of engine state per game (every array of the State, P = 4)."""
+def memory_per_game(players: int = 4) -> float:
+    """Bytes of engine state per game (the State's records; the same for either engine)."""
     from aos_env import core
 
-    state = core.init(batch, players, seed=0)
-    total = sum(v.nbytes for v in vars(state).values() if isinstance(v, np.ndarray))
-    return total / batch
+    state = core.init(64, players, seed=0, backend="numpy")
+    return state.nbytes / state.batch_size
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096, 16384],
-                   help="engine batch sizes")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game for our engine/env")
-    p.add_argument("--seconds", type=float, default=3.0, help="length of one timed run")
-    p.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
-    p.add_argument("--train-steps", type=int, default=200_000, help="MaskablePPO timesteps for the env-share figure")
-    p.add_argument("--train-envs", type=int, default=1024, help="parallel games of the training env (train.py's default)")
+    p.add_argument("--batches", type=int_list_arg(1), default=[1, 64, 1024, 4096, 16384],
+                   help="engine batch sizes, comma separated")
+    p.add_argument("--numpy-max-batch", type=int_arg(1), default=16384,
+                   help="largest batch measured on the numpy engine (it is slow at large batches)")
+    p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game for our engine/env")
+    p.add_argument("--seconds", type=float_arg(0.01), default=3.0, help="length of one timed run")
+    p.add_argument("--repeats", type=int_arg(1), default=5, help="runs per figure; the median is reported")
+    p.add_argument("--one-game-calls", type=int_arg(100), default=20_000,
+                   help="calls timed one by one for the one-game figures")
+    p.add_argument("--train-steps", type=int_arg(1), default=200_000,
+                   help="MaskablePPO timesteps for the env-share figure")
+    p.add_argument("--train-envs", type=int_arg(1), default=1024, help="parallel games of the training env (train.py's default)")
     p.add_argument("--skip-training", action="store_true", help="leave out the MaskablePPO measurement")
+    p.add_argument("--skip-compile", action="store_true", help="leave out the compile-cost measurement")
     p.add_argument("--skip-peers", action="store_true", help="leave out PettingZoo and OpenSpiel")
     p.add_argument("--quick", action="store_true",
                    help="a smoke run: short runs, one repeat, small batches (figures are rough)")
@@ -61,31 +71,56 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> dict:
     args = build_parser().parse_args(argv)
     if args.quick:
-        args.seconds, args.repeats, args.train_steps = 0.3, 1, 4096
+        args.seconds, args.repeats, args.train_steps, args.one_game_calls = 0.3, 1, 4096, 500
         args.train_envs = 64
         args.batches = [b for b in args.batches if b <= 1024] or [1]
+        args.skip_compile = True
     args.out.mkdir(parents=True, exist_ok=True)
     res: dict = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
                              "machine": platform.machine()},
                  "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-                 "engine": {}, "peers": {}}
+                 "engine": {b: {} for b in BACKENDS}, "one_game": {}, "aec": {}, "peers": {}}
     t0 = time.perf_counter()
 
     def log(msg: str) -> None:
         print(f"[{time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
 
-    for b in args.batches:
-        r = median_of(lambda s, b=b: engine_throughput.measure(b, args.players, args.seconds, seed=s), args.repeats)
-        res["engine"][str(b)] = r
-        log(f"engine batch {b}: {r['median']:,.0f} decisions/s")
+    for backend in BACKENDS:
+        for b in args.batches:
+            if backend == "numpy" and b > args.numpy_max_batch:
+                continue
+            r = median_of(lambda s, b=b, be=backend: engine_throughput.measure(b, args.players, args.seconds, seed=s,
+                                                                                backend=be), args.repeats)
+            res["engine"][backend][str(b)] = r
+            log(f"engine ({backend}) batch {b}: {r['median']:,.0f} decisions/s")
+        res["one_game"][backend] = one_game.one_game_times(args.players, args.one_game_calls, backend=backend)
+        og = res["one_game"][backend]
+        log(f"one game ({backend}): core.step {og['step']['median_us']:.2f} us, "
+            f"core.observe {og['observe']['median_us']:.2f} us (medians)")
     res["memory_bytes_per_game"] = memory_per_game()
-    log(f"engine memory: {res['memory_bytes_per_game']:,.0f} bytes per 4-player game")
-    res["aec"] = median_of(lambda s: aec.aec_steps_per_second(aec.ours(args.players), args.seconds, s), args.repeats)
-    log(f"AEC env: {res['aec']['median']:,.0f} steps/s")
+    log(f"engine memory: {res['memory_bytes_per_game']:,.0f} bytes per game")
+    aec_runs = {"ours env": aec.ours(args.players), "ours raw_env": aec.ours(args.players, raw=True)}
+    if not args.skip_peers:
+        try:
+            aec_runs["leduc env"] = aec.pettingzoo_classic("leduc_holdem_v4")
+            aec_runs["leduc raw_env"] = aec.pettingzoo_classic("leduc_holdem_v4", raw=True)
+        except ImportError as e:
+            log(f"leduc_holdem_v4: not installed ({e}); pip install -e '.[bench]'")
+    runs: dict[str, list[float]] = {name: [] for name in aec_runs}
+    for s in range(args.repeats):  # alternate, so that a noisy moment hits every env alike
+        for name, fn in aec_runs.items():
+            runs[name].append(aec.aec_steps_per_second(fn, args.seconds, s))
+    for name, values in runs.items():
+        res["aec"][name] = {"median": float(np.median(values)), "runs": values}
+        log(f"AEC {name}: {res['aec'][name]['median']:,.0f} steps/s")
     if not args.skip_training:
         res["training"] = training.sb3_env_share(args.train_steps, num_envs=args.train_envs)
         log(f"MaskablePPO: {res['training']['steps_per_second']:,.0f} env steps/s, "
             f"env share {res['training']['env_share']:.1%}")
+    if not args.skip_compile:
+        res["compile"] = compile_time.compile_times()
+        log(f"compile: cold {res['compile']['cold']['total_s']:.1f} s, warm {res['compile']['warm']['total_s']:.2f} s "
+            "(fresh process to its first step)")
     if not args.skip_peers:
         for name in PZ_PEERS:
             try:
@@ -116,10 +151,14 @@ def main(argv: list[str] | None = None) -> dict:
 
 
 def format_table(res: dict) -> str:
-    """Markdown table: each of our figures, and its ratio to each peer."""
+    """Markdown tables: each of our figures and its ratio to each peer; one game; the AEC goals."""
     peers = {k: v["median"] for k, v in res["peers"].items()}
-    rows = [(f"engine, batch {b}", r["median"], "decisions/s") for b, r in res["engine"].items()]
-    rows.append(("AEC env (PettingZoo API)", res["aec"]["median"], "steps/s"))
+    rows = []
+    for backend, by_batch in res["engine"].items():
+        rows += [(f"engine ({backend}), batch {b}", r["median"], "decisions/s") for b, r in by_batch.items()]
+    for name, r in res["aec"].items():
+        if name.startswith("ours"):
+            rows.append((f"AEC {name.removeprefix('ours ')}", r["median"], "steps/s"))
     if "training" in res:
         rows.append(("training env inside MaskablePPO", res["training"]["steps_per_second"], "env steps/s"))
     head = "| ours | figure | " + " | ".join(f"÷ {k}" for k in peers) + " |"
@@ -127,17 +166,29 @@ def format_table(res: dict) -> str:
     for name, value, unit in rows:
         ratios = " | ".join(f"{value / v:.2f}x" for v in peers.values())
         lines.append(f"| {name} | {value:,.0f} {unit} | {ratios} |")
-    lines.append("")
-    lines.append("| peer | figure |")
-    lines.append("|---|---|")
+    lines += ["", "| one game (batch of 1) | core.step median | p90 | core.observe median | p90 |", "|---|---|---|---|---|"]
+    for backend, og in res["one_game"].items():
+        lines.append(f"| {backend} | {og['step']['median_us']:.2f} us | {og['step']['p90_us']:.2f} us "
+                     f"| {og['observe']['median_us']:.2f} us | {og['observe']['p90_us']:.2f} us |")
+    aec_ = res["aec"]
+    if "leduc env" in aec_:
+        lines += ["", "| AEC, same loop, alternating runs | ours | leduc_holdem_v4 | ratio |", "|---|---|---|---|"]
+        for kind in ("env", "raw_env"):
+            o, l = aec_[f"ours {kind}"]["median"], aec_[f"leduc {kind}"]["median"]
+            lines.append(f"| {kind}() | {o:,.0f} steps/s | {l:,.0f} steps/s | {o / l:.2f}x |")
+    lines += ["", "| peer | figure |", "|---|---|"]
     for k, v in peers.items():
         unit = "steps/s" if k.startswith("pettingzoo") else "decisions/s"
         lines.append(f"| {k} | {v:,.0f} {unit} |")
     lines.append("")
-    lines.append(f"Engine memory: {res['memory_bytes_per_game']:,.0f} bytes per game (4 players).")
+    lines.append(f"Engine memory: {res['memory_bytes_per_game']:,.0f} bytes per game.")
     if "training" in res:
         t = res["training"]
         lines.append(f"MaskablePPO ({t['timesteps']:,} steps): the env takes {t['env_share']:.1%} of the wall time.")
+    if "compile" in res:
+        c = res["compile"]
+        lines.append(f"Compiled engine, a fresh process to its first step: cold (empty cache) {c['cold']['total_s']:.1f} s, "
+                     f"warm {c['warm']['total_s']:.2f} s (of which importing aos_env {c['warm']['import_s']:.2f} s).")
     return "\n".join(lines)
 
 
@@ -148,16 +199,18 @@ def plot(res: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    sizes = [int(b) for b in res["engine"]]
-    ax.loglog(sizes, [res["engine"][str(b)]["median"] for b in sizes], marker="o", lw=2, label="aos_env.core (batched)")
-    ax.axhline(res["aec"]["median"], color="k", ls=":", label="aos_env AEC env")
+    for i, (backend, by_batch) in enumerate(res["engine"].items()):
+        sizes = [int(b) for b in by_batch]
+        ax.loglog(sizes, [by_batch[str(b)]["median"] for b in sizes], marker="o", lw=2,
+                  label=f"aos_env.core ({backend})", color=f"C{i}")
+    ax.axhline(res["aec"]["ours env"]["median"], color="k", ls=":", label="aos_env AEC env()")
     for i, (name, r) in enumerate(res["peers"].items()):
-        ax.axhline(r["median"], color=f"C{i + 1}", ls="--", label=name)
+        ax.axhline(r["median"], color=f"C{i + 2}", ls="--", label=name)
     ax.set_xlabel("batch size (games per call)")
     ax.set_ylabel("decisions (steps) per second")
     ax.set_title("Random legal play, same machine, same run")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -32,17 +32,20 @@ def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def ours(num_players: int = 2):
+def ours(num_players: int = 2, raw: bool = False, backend: str | None = None):
+    """Our AEC env factory: ``aos_env.env()`` (with the classic wrappers' behaviour) or ``raw_env()``."""
     import aos_env
 
-    return lambda: aos_env.env(num_players=num_players)
+    make = aos_env.raw_env if raw else aos_env.env
+    return lambda: make(num_players=num_players, backend=backend)
 
 
-def pettingzoo_classic(name: str):
-    """A PettingZoo classic env factory, e.g. ``pettingzoo_classic("leduc_holdem_v4")``."""
+def pettingzoo_classic(name: str, raw: bool = False):
+    """A PettingZoo classic env factory, e.g. ``pettingzoo_classic("leduc_holdem_v4")``; ``raw``:
+    the env without PettingZoo's wrappers."""
     import importlib
     import warnings
 
     warnings.filterwarnings("ignore")
     module = importlib.import_module(f"pettingzoo.classic.{name}")
-    return lambda: module.env()
+    return (lambda: module.raw_env()) if raw else (lambda: module.env())

@@ -1,6 +1,6 @@
 """Decisions per second of the batched engine under random legal play.
 
-    python benchmarks/engine_throughput.py [--batches 1 64 1024 4096] [--players 2] [--repeats 5]
+    python benchmarks/engine_throughput.py [--batches 1 64 1024 4096] [--players 2] [--repeats 5] [--backend numba]
 
 Each run plays for ``--seconds`` at one batch size: actions are drawn
 uniformly among the legal ones (outside the timer), finished games are
@@ -40,10 +40,10 @@ def median_of(fn, repeats: int) -> dict:
     return {"median": statistics.median(runs), "min": min(runs), "max": max(runs), "runs": runs}
 
 
-def measure(batch: int, players: int, seconds: float, seed: int = 0) -> float:
-    """One run: decisions per second of ``core.step`` at this batch size."""
+def measure(batch: int, players: int, seconds: float, seed: int = 0, backend: str | None = None) -> float:
+    """One run: decisions per second of ``core.step`` at this batch size, on ``backend``."""
     rng = np.random.default_rng(seed)
-    state = core.init(batch, players, seed=seed)
+    state = core.init(batch, players, seed=seed, backend=backend)
     for _ in range(20):  # warm up: get the games past their first turns
         core.step(state, random_actions(state, rng))
     decisions, stepping, restarts = 0, 0.0, 0
@@ -59,10 +59,10 @@ def measure(batch: int, players: int, seconds: float, seed: int = 0) -> float:
     return decisions / stepping
 
 
-def run(batches: list[int], players: int, seconds: float, repeats: int) -> dict:
+def run(batches: list[int], players: int, seconds: float, repeats: int, backend: str | None = None) -> dict:
     results = {}
     for b in batches:
-        results[b] = median_of(lambda s, b=b: measure(b, players, seconds, seed=s), repeats)
+        results[b] = median_of(lambda s, b=b: measure(b, players, seconds, seed=s, backend=backend), repeats)
         print(f"batch {b:>6}: {results[b]['median']:>12,.0f} decisions/s  "
               f"(min {results[b]['min']:,.0f}, max {results[b]['max']:,.0f}, {repeats} runs)", flush=True)
     return results
@@ -74,9 +74,11 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game (default 2)")
     p.add_argument("--seconds", type=float, default=3.0, help="length of one run (default 3 s)")
     p.add_argument("--repeats", type=int, default=5, help="runs per batch size; the median is reported")
+    p.add_argument("--backend", choices=core.BACKENDS, default=None,
+                   help="engine to measure (default: $AOS_BACKEND, else numba)")
     p.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
-    res = run(args.batches, args.players, args.seconds, args.repeats)
+    res = run(args.batches, args.players, args.seconds, args.repeats, args.backend)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"players": args.players, "results": res}, f, indent=2)

@@ -1,9 +1,10 @@
-"""Where a step of the batched engine spends its time, phase handler by phase handler.
+"""Where a step of the numpy engine spends its time, phase handler by phase handler.
 
     python -m benchmarks.profile_engine [--batch 4096] [--players 2] [--steps 100]
 
-Plays random legal games (as ``engine_throughput`` does) with every phase
-handler of ``aos_env.core.engine`` wrapped by a timer, and prints:
+Plays random legal games (as ``engine_throughput`` does) on the numpy reference
+engine with every phase handler of ``aos_env.core.np_engine.engine`` wrapped by
+a timer, and prints:
 
 - per handler (``mask:`` legal actions of a decision, ``apply:`` a chosen
   action, ``forced:`` the forced part of a repeated choice, taken when games
@@ -13,7 +14,9 @@ handler of ``aos_env.core.engine`` wrapped by a timer, and prints:
   per step and by phase (``apply:`` handlers also run for those).
 
 The timers add a few microseconds per call, so shares are more telling than
-absolute figures; ``engine_throughput`` gives the unwrapped speed.
+absolute figures; ``engine_throughput`` gives the unwrapped speed. (The compiled
+engine runs a game's whole step in one kernel call, which these timers cannot
+look into; ``engine_throughput --backend numba`` measures it.)
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import numpy as np
 
 from aos_env import core
 from aos_env.core import Phase
-from aos_env.core import engine as E
+from aos_env.core.np_engine import engine as E
 
 from .engine_throughput import random_actions, restart_finished
 
@@ -41,7 +44,7 @@ class _Timers:
         self.calls: Counter = Counter()
         self.games: Counter = Counter()
         self.forced: Counter = Counter()  # games per decision phase whose single legal action the engine took
-        self.in_step_apply = False  # inside engine._apply: the players' own actions
+        self.in_step_apply = False  # inside engine.apply: the players' own actions
 
     def wrap(self, name: str, fn: Callable) -> Callable:
         def timed(state, g, *rest):
@@ -70,18 +73,18 @@ class _Timers:
 def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0, warmup: int = 60) -> dict:
     """Profile ``steps`` engine steps of random legal play at this batch size; returns the figures."""
     rng = np.random.default_rng(seed)
-    state = core.init(batch, players, seed=seed)
+    state = core.init(batch, players, seed=seed, backend="numpy")
     for i in range(warmup):  # get the games past their first turns
         core.step(state, random_actions(state, rng))
         restart_finished(state, seed + 1_000_003 * (i + 1))
     timers = _Timers()
-    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:], E._apply)
+    saved = (E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:], E.apply)
     try:
         for table, kind in ((E._MASK, "mask"), (E._APPLY, "apply"), (E._RUN, "run"), (E._FORCED, "forced")):
             for p, fn in enumerate(table):
                 if fn is not None:
                     table[p] = timers.wrap(f"{kind}:{Phase(p).name}", fn)
-        E._apply = timers.wrap_apply(saved[4])  # looked up as a global by step
+        E.apply = timers.wrap_apply(saved[4])  # looked up as a global by step
         decisions, total = 0, 0.0
         for i in range(steps):
             a = random_actions(state, rng)
@@ -92,7 +95,7 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
             restart_finished(state, seed + 1_000_003 * (warmup + i + 1))
     finally:
         E._MASK[:], E._APPLY[:], E._RUN[:], E._FORCED[:] = saved[:4]
-        E._apply = saved[4]
+        E.apply = saved[4]
     handlers = {
         name: {
             "ms_per_step": 1e3 * s / steps,

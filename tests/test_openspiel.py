@@ -25,6 +25,7 @@ from agents import GreedyAgent
 from aos_env import core
 from aos_env import openspiel as aos_os
 from aos_env.cards import DEFAULT as CARDS
+from aos_env.core.obs_layout import SEAT_DIM
 from aos_env.render import describe_action
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -184,8 +185,8 @@ def test_observer_views_are_named_pieces_of_the_tensor() -> None:
     np.testing.assert_array_equal(obs.dict["hand"], obs.tensor[sl["hand"]])
     np.testing.assert_array_equal(obs.dict["hand"], state.engine_state.hand[0, p])
     assert obs.dict["phase"].argmax() == state.engine_state.phase[0]
-    assert obs.dict["seats"].shape == (4, 113)
-    np.testing.assert_array_equal(obs.dict["seats"][1, :113], obs.tensor[sl["seat1.present"].start:][:113])
+    assert obs.dict["seats"].shape == (4, SEAT_DIM)
+    np.testing.assert_array_equal(obs.dict["seats"][1], obs.tensor[sl["seat1.present"].start:][:SEAT_DIM])
     assert obs.dict["seats"][2:].sum() == 0  # a 2-player game has seats 0 and 1
     assert info.dict["own_actions"].shape == (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
     assert "own_actions" not in obs.dict and obs.tensor.size == core.OBS_DIM and info.tensor.size == core.OBS_DIM + OWN_DIM

@@ -39,12 +39,20 @@ def default_backend() -> str:
     return name
 
 
-def _engine(state: State):
-    if state.backend == "numba":
+_NB = None  # the compiled engine's module, imported on first use (it loads numba)
+
+
+def _nb():
+    global _NB
+    if _NB is None:
         from . import nb_engine  # compiled on first use (cached on disk)
 
-        return nb_engine
-    return np_engine
+        _NB = nb_engine
+    return _NB
+
+
+def _engine(state: State):
+    return _nb() if state.backend == "numba" else np_engine
 
 
 def _resolve_backend(backend) -> str:
@@ -181,10 +189,8 @@ def step(state: State, actions, games=None) -> State:
         _check_state(state)
     g = state._every if games is None else _check_games(state, games)
     if state.backend == "numba":
-        from . import nb_engine
-
         # the kernel checks every action before it changes anything
-        if nb_engine.try_step(state, g, _action_ids(actions, g.size)) < 0:
+        if _nb().try_step(state, g, _action_ids(actions, g.size)) < 0:
             return state
         _check_actions(state, actions, games)  # raises with the words for every illegal action
         raise AssertionError("the compiled engine refused an action the reference accepts")
@@ -219,11 +225,9 @@ def observe(state: State, player, games=None) -> np.ndarray:
     """
     if type(state) is not State:
         _check_state(state)
-    if (games is None and state.backend == "numba" and state.batch_size == 1 and type(player) is int
+    if (games is None and state._batch == 1 and type(player) is int and state.backend == "numba"
             and 0 <= player < state.num_players):
-        from . import nb_engine
-
-        return nb_engine.observe_one(state, player)  # the one-game case, without the batch bookkeeping
+        return _nb().observe_one(state, player)  # the one-game case, without the batch bookkeeping
     g = None if games is None else _check_games(state, games)
     n = state.batch_size if g is None else g.size
     p = _check_player(state, player, n)

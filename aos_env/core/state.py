@@ -171,6 +171,8 @@ class State:
         object.__setattr__(self, "backend", backend)
         object.__setattr__(self, "records", records)
         object.__setattr__(self, "_every", np.arange(batch, dtype=np.int64))  # all game indices, made once
+        object.__setattr__(self, "_batch", int(batch))
+        object.__setattr__(self, "_tables", None)  # the compiled engine's card tables, made on first use
         for f in FIELDS:
             view = records[f.name]
             if f.shape(MAX_PLAYERS) != f.shape(num_players):  # per-player: the first P rows
@@ -183,7 +185,7 @@ class State:
     def __setattr__(self, name: str, value) -> None:
         if name in _FIELD_SET:
             getattr(self, name)[...] = value
-        elif name in ("num_players", "max_turns", "cards", "records", "_every"):
+        elif name in ("num_players", "max_turns", "cards", "records", "_every", "_batch"):
             raise AttributeError(f"State.{name} cannot be changed; make a new state (core.init)")
         else:
             object.__setattr__(self, name, value)
@@ -196,7 +198,7 @@ class State:
 
     @property
     def batch_size(self) -> int:
-        return int(self.phase.shape[0])
+        return self._batch
 
     @property
     def nbytes(self) -> int:

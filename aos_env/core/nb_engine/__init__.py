@@ -20,6 +20,15 @@ from .tables import card_tables
 PARALLEL_MIN_GAMES = 512
 
 
+def _tb(state: State) -> np.ndarray:
+    """The state's card tables for the kernels (packed once per card set, then kept on the state)."""
+    tb = state._tables
+    if tb is None:
+        tb = card_tables(state.cards)
+        object.__setattr__(state, "_tables", tb)
+    return tb
+
+
 def _bug() -> RuntimeError:
     return RuntimeError("engine bug: a decision with no legal action (please report it with the seed)")
 
@@ -29,7 +38,7 @@ def setup(state: State, seeds: np.ndarray) -> None:
     B = state.batch_size
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
     kernel = _k.setup_batch_parallel if B >= PARALLEL_MIN_GAMES else _k.setup_batch
-    if kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
+    if kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
         raise _bug()
 
 
@@ -37,7 +46,7 @@ def step(state: State, g: np.ndarray, action: np.ndarray) -> None:
     """Apply legal actions of unfinished games g (checked by the caller), then advance them."""
     B = state.batch_size
     kernel = _k.step_batch_parallel if g.size >= PARALLEL_MIN_GAMES else _k.step_batch
-    status = kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns,
+    status = kernel(state.records, _tb(state), state.num_players, state.max_turns,
                     np.ascontiguousarray(g, dtype=np.int64), np.ascontiguousarray(action, dtype=np.int64))
     if status == _k.ENGINE_BUG:
         raise _bug()
@@ -49,7 +58,7 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
     """Check and step in one call: -1 if done, else the position in ``games`` of the first game
     whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
     kernel = _k.step_batch_parallel if games.size >= PARALLEL_MIN_GAMES else _k.step_batch
-    status = kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns, games, actions)
+    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status
@@ -57,7 +66,7 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
 
 def try_step_one(state: State, action: int) -> bool:
     """Check and step a batch of one game: False (nothing changed) if ``action`` is illegal."""
-    status = _k.step_one(state.records, card_tables(state.cards), state.num_players, state.max_turns, action)
+    status = _k.step_one(state.records, _tb(state), state.num_players, state.max_turns, action)
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status == _k.OK
@@ -66,7 +75,7 @@ def try_step_one(state: State, action: int) -> bool:
 def aec_step(state: State, action: int) -> tuple:
     """The AEC env's step of its one game (see engine.aec_step): (status, current player, phase,
     command number, turn, active player, over); status -1 done, 0 illegal (nothing changed)."""
-    out = _k.aec_step(state.records, card_tables(state.cards), state.num_players, state.max_turns, action)
+    out = _k.aec_step(state.records, _tb(state), state.num_players, state.max_turns, action)
     if out[0] == _k.ENGINE_BUG:
         raise _bug()
     return out
@@ -74,7 +83,7 @@ def aec_step(state: State, action: int) -> tuple:
 
 def aec_observe(state: State, player: int, with_mask: bool) -> tuple[np.ndarray, np.ndarray]:
     """(observation (OBS_DIM,), action mask (44,) int8) of ``player`` in the AEC env's one game."""
-    return _k.aec_observe(state.records, card_tables(state.cards), state.num_players, state.max_turns, player,
+    return _k.aec_observe(state.records, _tb(state), state.num_players, state.max_turns, player,
                           with_mask)
 
 
@@ -86,14 +95,14 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     n = games.size
     out = np.zeros((n, OBS_DIM), dtype=np.float32)
     kernel = _k.observe_batch_parallel if n >= PARALLEL_MIN_GAMES else _k.observe_batch
-    kernel(state.records, card_tables(state.cards), state.num_players, state.max_turns,
+    kernel(state.records, _tb(state), state.num_players, state.max_turns,
            np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(player, dtype=np.int64), out)
     return out
 
 
 def observe_one(state: State, player: int) -> np.ndarray:
     """(1, OBS_DIM) observation of ``player`` in a batch of one game (the AEC env's fast path)."""
-    return _k.observe_one_game(state.records, card_tables(state.cards), state.num_players, state.max_turns, player)
+    return _k.observe_one_game(state.records, _tb(state), state.num_players, state.max_turns, player)
 
 
 def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
@@ -107,7 +116,7 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
 def refresh_turn_start(state: State, live: np.ndarray) -> None:
     """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
-    _k.refresh_batch(state.records, card_tables(state.cards), state.num_players,
+    _k.refresh_batch(state.records, _tb(state), state.num_players,
                      np.ascontiguousarray(live, dtype=np.int64))
 
 

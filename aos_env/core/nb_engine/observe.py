@@ -100,27 +100,32 @@ def observe_one(r, t, P, max_turns, player, out):
         out[o + _VP] = _f(r.vp[q], 30.0)
         out[o + _FAITH] = _f(r.faith[q], 10.0)
         out[o + _CMP_FAITH] = _f(abilities.compared_faith(r, q), 10.0)
-        stones = zone_size(r.stones[q])
-        out[o + _HAND_SIZE] = _f(zone_size(r.hand[q]), 10.0)
-        out[o + _STONES] = _f(stones, 10.0)
-        out[o + _MANA_TOTAL] = _f(zone_size(r.mana[q]) + stones, 10.0)
-        out[o + _SPIRIT_COUNT] = _f(zone_size(r.spirits[q]), 10.0)
-        out[o + _SCORE] = _f(final_score(r, q), 50.0)
+        # one pass over the kinds: zone sizes, mana by colour (counted in the output, exact in
+        # float32), and the mana and spirits by kind
+        hand_n, mana_n, spirit_n, stones_n = 0, 0, 0, 0
+        for k in range(K):
+            m = r.mana[q, k]
+            sp = r.spirits[q, k]
+            hand_n += r.hand[q, k]
+            mana_n += m
+            spirit_n += sp
+            stones_n += r.stones[q, k]
+            out[o + _MANA + k] = m
+            out[o + _SPIRITS + k] = sp
+            out[o + _MANA_COLOURS + t.colour[k]] += m
         for c in range(NUM_COLOURS):
-            n = 0
-            for k in range(K):
-                if t.colour[k] == c:
-                    n += r.mana[q, k]
-            out[o + _MANA_COLOURS + c] = _f(n, 5.0)
+            out[o + _MANA_COLOURS + c] = _f(out[o + _MANA_COLOURS + c], 5.0)
+        out[o + _HAND_SIZE] = _f(hand_n, 10.0)
+        out[o + _STONES] = _f(stones_n, 10.0)
+        out[o + _MANA_TOTAL] = _f(mana_n + stones_n, 10.0)
+        out[o + _SPIRIT_COUNT] = _f(spirit_n, 10.0)
+        out[o + _SCORE] = _f(final_score(r, q), 50.0)
         for i in range(NUM_ICONS):
             out[o + _ICONS + i] = _f(r.stats[q, _ICON0 + i], 5.0)
         h = r.head[q]
         if h >= 0:
             out[o + _HAS_HEAD] = 1.0
             out[o + _HEAD + h] = 1.0
-        for k in range(K):
-            out[o + _MANA + k] = r.mana[q, k]
-            out[o + _SPIRITS + k] = r.spirits[q, k]
 
 
 assert OBS_DIM == GLOBAL_DIM + MAX_PLAYERS * SEAT_DIM
