@@ -10,5 +10,5 @@
 from .env import ENV_NAME, env, raw_env
 from .svg import render_svg
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["env", "raw_env", "ENV_NAME", "render_svg", "__version__"]

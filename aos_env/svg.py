@@ -540,3 +540,6 @@ def svg_to_rgb(svg: str) -> np.ndarray:
 def render_rgb(state: State, game: int = 0, seat: int | None = None) -> np.ndarray:
     """``render_svg(state, game, seat)`` as an (H, W, 3) uint8 frame."""
     return svg_to_rgb(render_svg(state, game, seat))
+
+
+State.svg_renderer = staticmethod(render_svg)  # State._repr_svg_ (Jupyter) draws with this
