@@ -8,6 +8,8 @@ few arrays per call) and turns their status codes into errors.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..obs_layout import OBS_DIM
@@ -16,8 +18,9 @@ from . import engine as _k
 from .tables import card_tables
 
 #: Batches at least this large are stepped on all cores (prange); below it the threads cost more
-#: than they save (measured with benchmarks/engine_throughput.py on 2 cores).
-PARALLEL_MIN_GAMES = 512
+#: than they save (benchmarks/engine_throughput.py on 2 cores). ``$AOS_PARALLEL_MIN_GAMES`` sets it
+#: (a huge value turns threads off).
+PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "4096"))
 
 
 def _tb(state: State) -> np.ndarray:

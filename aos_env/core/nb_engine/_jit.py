@@ -42,6 +42,10 @@ def _cache_dir() -> str:
 
 CACHE_DIR = _cache_dir()
 config.CACHE_DIR = CACHE_DIR  # read by numba when a function with cache=True is decorated
+if not os.environ.get("NUMBA_THREADING_LAYER"):
+    # numba's own thread pool: OpenMP's threads spin after each parallel loop, which on a busy or
+    # small machine (torch in the same process, 2 cores) made the parallel kernels up to 10x slower
+    config.THREADING_LAYER = "workqueue"
 
 
 def jit(fn):
