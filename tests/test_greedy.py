@@ -131,3 +131,30 @@ if __name__ == "__main__":
     if sys.argv[1:] != ["--record"]:
         sys.exit(f"usage: python {sys.argv[0]} --record   (writes {RECORDING.name}; see the module docstring)")
     record()
+
+
+def test_one_observation_and_other_dtypes_give_the_batch_actions() -> None:
+    """A row alone (the AEC env's case), float64 and whole-number observations, and a strided
+    batch give the actions of the float32 batch."""
+    state = core.init(64, 3, seed=11)
+    agent = GreedyAgent()
+    for _ in range(30):
+        core.step(state, agent.act(core.observe(state, state.current_player), state.legal_action_mask))
+    obs, mask = core.observe(state, state.current_player), state.legal_action_mask.copy()
+    batch = agent.act(obs, mask)
+    assert [agent.act(obs[i], mask[i]) for i in range(8)] == batch[:8].tolist()
+    assert np.array_equal(agent.act(obs.astype(np.float64), mask), batch)
+    assert np.array_equal(agent.act(obs[::2], mask[::2]), batch[::2])
+    ints = np.rint(obs * 3).astype(np.int64)  # any numbers are scored, not only real observations
+    assert np.array_equal(agent.act(ints, mask), agent.act(ints.astype(np.float64), mask))
+
+
+def test_the_kernel_leaves_numba_cache_folder_alone() -> None:
+    """The kernel caches its machine code in its own folder and gives numba's setting back (the
+    engine's functions, compiled later, must still go to the engine's folder)."""
+    import numba
+
+    from agents import _greedy_kernel
+
+    assert numba.config.CACHE_DIR != _greedy_kernel.CACHE_DIR
+    assert _greedy_kernel.greedy_actions.stats.cache_path.startswith(_greedy_kernel.CACHE_DIR)
