@@ -12,8 +12,8 @@ The observation is read through its layout: each entry times its slot's scale (`
 the phase one-hot in ``core.OBS_PHASES``. Every score is a sum of a few counts times a few
 constants, computed in one fixed order; sums over kinds are sums of small whole numbers (exact in
 any order), or of at most two values (the offered cards), so the scores do not depend on how the
-sums are ordered. tests/test_greedy.py checks that the decisions are those recorded from the numpy
-implementation this kernel replaced.
+sums are ordered. tests/test_greedy.py checks the decisions against a recording (first made with the
+numpy implementation this kernel replaced: the same decisions, but for a fixed Prayer threshold).
 
 Compiled on first use and cached on disk, like the engine (``aos_env/core/nb_engine/_jit.py``):
 in a folder named after a hash of this file and of the core modules whose constants it compiles in.
@@ -142,6 +142,14 @@ for _name in ("num_players", "phase", "offer", "hand", "head", "mana", "spirits"
 def _read(o, at, scale):
     """Raw number of entry ``at`` of observation row ``o`` (as ``core.obs_value``)."""
     return np.float64(o[at]) * scale
+
+
+@jit
+def _count(o, at, scale):
+    """The whole number entry ``at`` stands for: an entry is raw / scale stored as float32, so
+    raw / scale * scale can miss it by a little (2 cards in hand read as 2.00000003), which a
+    threshold on the count must not see."""
+    return np.rint(_read(o, at, scale))
 
 
 @jit
@@ -344,7 +352,7 @@ def conquest_target(o, t, w, s):
 @jit
 def alchemy(o, t, w, s):
     """Alchemy: draw (a) with a short hand, else faith (b)."""
-    short = _read(o, _HAND_SIZE, _HAND_SIZE_SCALE) < ALCHEMY_SHORT_HAND
+    short = _count(o, _HAND_SIZE, _HAND_SIZE_SCALE) < ALCHEMY_SHORT_HAND
     s[OPTION_A] = 1.0 if short else 0.0
     s[OPTION_B] = 0.0 if short else 1.0
 
@@ -352,7 +360,7 @@ def alchemy(o, t, w, s):
 @jit
 def prayer(o, t, w, s):
     """Prayer: (b) draw up to 5 with few cards in hand, else (a)."""
-    few = _read(o, _HAND_SIZE, _HAND_SIZE_SCALE) <= PRAYER_FEW_CARDS
+    few = _count(o, _HAND_SIZE, _HAND_SIZE_SCALE) <= PRAYER_FEW_CARDS
     s[OPTION_A] = 0.0 if few else 1.0
     s[OPTION_B] = 1.0 if few else 0.0
 
@@ -360,7 +368,7 @@ def prayer(o, t, w, s):
 @jit
 def pilgrimage(o, t, w, s):
     """Pilgrimage: VP (a) from a few faith up, else faith (b)."""
-    enough = _read(o, _FAITH, _FAITH_SCALE) >= PILGRIMAGE_VP_FAITH
+    enough = _count(o, _FAITH, _FAITH_SCALE) >= PILGRIMAGE_VP_FAITH
     s[OPTION_A] = 1.0 if enough else 0.0
     s[OPTION_B] = 0.0 if enough else 1.0
 
