@@ -67,9 +67,10 @@ def act_seconds_per_decision(agent, obs: np.ndarray, mask: np.ndarray, batch: in
     return spent / (calls * batch)
 
 
-def env_steps_per_second(games: int, steps: int, seed: int = 0) -> dict:
-    """One run of the training env with greedy opponents: learner steps/s and where a step goes."""
-    greedy = GreedyAgent()
+def env_steps_per_second(games: int, steps: int, seed: int = 0, greedy=None) -> dict:
+    """One run of the training env with greedy opponents (``greedy``, default ``GreedyAgent()``):
+    learner steps/s and where a step goes."""
+    greedy = greedy or GreedyAgent()
     spent = {"act": 0.0, "observe": 0.0}
 
     class TimedGreedy:  # the same agent, its act timed

@@ -50,7 +50,7 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     pool = {"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)}
     env = VecMonitor(TimedVecEnv(LearnerEnv(num_envs, 2, pool, seed=seed, shaping=args.shaping)))
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
-                        gamma=args.gamma, policy_kwargs={"net_arch": [int(x) for x in args.net_arch.split(",") if x]},
+                        gamma=args.gamma, policy_kwargs={"net_arch": list(args.net_arch)},
                         seed=seed, device="cpu")
     spent[0] = 0.0
     start = time.perf_counter()
