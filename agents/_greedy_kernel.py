@@ -29,11 +29,11 @@ import numpy as np
 from numba import config, njit
 
 import aos_env
-from aos_env.cards import NUM_KINDS
+from aos_env.cards import BONUS_VP, NUM_KINDS
 from aos_env.core import OBS_PHASES, Phase, obs_slices
 from aos_env.core.constants import (
-    ACT, AXE, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B, PILGRIMAGE,
-    RESEARCH, CONQUEST, STONE, SWORD, TARGET_1, YES, game_action_of_number,
+    ACT, AXE, CONQUEST, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B,
+    PILGRIMAGE, RESEARCH, STONE, SWORD, TARGET_1, YES, game_action_of_number,
 )
 from aos_env.core.obs_layout import GLOBAL_LAYOUT, SEAT_DIM, SEAT_LAYOUT
 
@@ -91,8 +91,6 @@ TABLE_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape in TABLES], 
 
 def greedy_tables(cards, value: np.ndarray, hold_value: np.ndarray, action_base: np.ndarray) -> np.ndarray:
     """The one-record array of tables the kernel reads, for a card set and its values."""
-    from aos_env.cards import BONUS_VP
-
     parts = {
         "number": cards.number, "colour": cards.colour, "cost": cards.cost,
         "axes_swords": cards.icons[:, AXE] + cards.icons[:, SWORD], "vp_bonus": cards.action_bonus[:, :, BONUS_VP],
