@@ -1,0 +1,455 @@
+"""The greedy agent's scoring, compiled with numba: per-row scalar code over a batch of observations.
+
+``greedy_actions`` scores the legal actions of each row and takes the best (ties: the lowest action
+id). Each decision phase has its scoring in one function of the section "the phases' scoring"
+below; ``score_phase`` is the table from phase to that function. The card values that do not depend
+on the position (a spirit's worth, a held card's worth, each action's base worth) come from
+``agents/greedy.py``, which computes them once per card set with numpy, in the record of
+``greedy_tables``.
+
+The observation is read through its layout: each entry times its slot's scale (``Slot.scale`` of
+``core/obs_layout.py``), in float64, as ``core.obs_value`` reads it; the phase is the position of
+the phase one-hot in ``core.OBS_PHASES``. Every score is a sum of a few counts times a few
+constants, computed in one fixed order; sums over kinds are sums of small whole numbers (exact in
+any order), or of at most two values (the offered cards), so the scores do not depend on how the
+sums are ordered. tests/test_greedy.py checks the decisions against a recording (first made with the
+numpy implementation this kernel replaced: the same decisions, but for a fixed Prayer threshold).
+
+Compiled on first use and cached on disk, like the engine (``aos_env/core/nb_engine/_jit.py``):
+in a folder named after a hash of this file and of the core modules whose constants it compiles in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+from numba import config, njit
+
+import aos_env
+from aos_env.cards import BONUS_VP, NUM_KINDS
+from aos_env.core import OBS_PHASES, Phase, obs_slices
+from aos_env.core.constants import (
+    ACT, AXE, CONQUEST, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B,
+    PILGRIMAGE, RESEARCH, STONE, SWORD, TARGET_1, YES, game_action_of_number,
+)
+from aos_env.core.obs_layout import GLOBAL_LAYOUT, SEAT_DIM, SEAT_LAYOUT
+
+K = NUM_KINDS
+
+# ---- compiling and caching ---------------------------------------------------------------------
+
+_CORE = Path(aos_env.__file__).resolve().parent
+_SOURCES = [Path(__file__).resolve()] + [_CORE / "core" / name for name in
+                                         ("constants.py", "phases.py", "obs_layout.py")] + [_CORE / "cards.py"]
+
+
+def _cache_dir() -> str:
+    h = hashlib.sha1()
+    for f in _SOURCES:
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    tag = h.hexdigest()[:16]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return os.path.join(os.environ["NUMBA_CACHE_DIR"], f"greedy-{tag}")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "aos_env", f"greedy-{tag}")
+
+
+CACHE_DIR = _cache_dir()
+
+
+def jit(fn):
+    """Compile ``fn`` with the engine's options, cached in ``CACHE_DIR`` (numba reads its cache
+    folder when a function is decorated: set it for this one only, leave the engine's alone)."""
+    before = config.CACHE_DIR
+    config.CACHE_DIR = CACHE_DIR
+    try:
+        return njit(cache=True, nogil=True, error_model="numpy")(fn)
+    finally:
+        config.CACHE_DIR = before
+
+
+# ---- the card tables ---------------------------------------------------------------------------
+
+#: (name, dtype, shape) of each table of the record ``greedy_tables`` makes.
+TABLES = (
+    ("number", np.int64, (K,)),  # printed number of each kind
+    ("colour", np.int64, (K,)),  # colour index of each kind
+    ("cost", np.float64, (K, NUM_COLOURS)),  # coloured symbols of each kind's cost
+    ("axes_swords", np.float64, (K,)),  # axe plus sword icons of each kind
+    ("vp_bonus", np.float64, (NUM_GAME_ACTIONS, K)),  # VP each spirit adds to each action
+    ("value", np.float64, (K,)),  # a summoned spirit's worth (greedy.spirit_values)
+    ("hold_value", np.float64, (K,)),  # worth of holding a card, before synergy: value / sqrt(cost)
+    ("action_base", np.float64, (NUM_GAME_ACTIONS,)),  # each action's base worth
+    ("action_of_number", np.int64, (32,)),  # command number (0..31) -> game action
+)
+TABLE_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape in TABLES], align=True)
+
+
+def greedy_tables(cards, value: np.ndarray, hold_value: np.ndarray, action_base: np.ndarray) -> np.ndarray:
+    """The one-record array of tables the kernel reads, for a card set and its values."""
+    parts = {
+        "number": cards.number, "colour": cards.colour, "cost": cards.cost,
+        "axes_swords": cards.icons[:, AXE] + cards.icons[:, SWORD], "vp_bonus": cards.action_bonus[:, :, BONUS_VP],
+        "value": value, "hold_value": hold_value, "action_base": action_base,
+        "action_of_number": game_action_of_number(np.arange(32)),
+    }
+    tb = np.zeros(1, dtype=TABLE_DTYPE)
+    for name, dtype, shape in TABLES:
+        arr = np.asarray(parts[name], dtype=dtype)
+        if arr.shape != shape:
+            raise ValueError(f"greedy table {name} has shape {arr.shape}, the kernel needs {shape}")
+        tb[name][0] = arr
+    tb.setflags(write=False)
+    return tb
+
+
+#: Scratch space of one row: each action's worth, each kind's worth in hand, spirits in play and
+#: mana beyond the hand's needs, by colour.
+SCRATCH_DTYPE = np.dtype([("per_action", np.float64, (NUM_GAME_ACTIONS,)), ("hold", np.float64, (K,)),
+                          ("spirit_colours", np.float64, (NUM_COLOURS,)), ("surplus", np.float64, (NUM_COLOURS,))],
+                         align=True)
+
+# ---- the observation ---------------------------------------------------------------------------
+
+_SL = obs_slices()
+_SCALE = {slot.name: slot.scale for slot in GLOBAL_LAYOUT + SEAT_LAYOUT}
+_PHASE, _NUM_PHASES = _SL["phase"].start, len(OBS_PHASES)
+_PHASE_AT = np.array([int(p) for p in OBS_PHASES], dtype=np.int64)  # one-hot position -> Phase value
+_NUM_PLAYERS = _SL["num_players"].start  # one-hot of 2, 3, 4 players
+_COMMAND_NUMBER, _COMMAND_NUMBER_SCALE = _SL["command_number"].start, _SCALE["command_number"]
+_HEAD_NUMBER, _HEAD_NUMBER_SCALE = _SL["head_number"].start, _SCALE["head_number"]
+_OFFER, _HAND = _SL["offer"].start, _SL["hand"].start
+# seat fields: offsets of seat 0 (the observer); seat s is SEAT_DIM * s further on
+_VP, _VP_SCALE = _SL["seat0.vp"].start, _SCALE["vp"]
+_FAITH, _FAITH_SCALE = _SL["seat0.faith"].start, _SCALE["faith"]
+_HAND_SIZE, _HAND_SIZE_SCALE = _SL["seat0.hand_size"].start, _SCALE["hand_size"]
+_STONES, _STONES_SCALE = _SL["seat0.stones"].start, _SCALE["stones"]
+_SCORE, _SCORE_SCALE = _SL["seat0.score"].start, _SCALE["score"]
+_ICONS, _ICONS_SCALE = _SL["seat0.icons"].start, _SCALE["icons"]
+_HEAD, _MANA, _SPIRITS = _SL["seat0.head"].start, _SL["seat0.mana"].start, _SL["seat0.spirits"].start
+_SEAT = SEAT_DIM
+for _name in ("num_players", "phase", "offer", "hand", "head", "mana", "spirits"):
+    assert _SCALE[_name] == 1.0, f"{_name} is read as counts (scale 1)"
+
+
+@jit
+def _read(o, at, scale):
+    """Raw number of entry ``at`` of observation row ``o`` (as ``core.obs_value``)."""
+    return np.float64(o[at]) * scale
+
+
+@jit
+def _count(o, at, scale):
+    """The whole number entry ``at`` stands for: an entry is raw / scale stored as float32, so
+    raw / scale * scale can miss it by a little (2 cards in hand read as 2.00000003), which a
+    threshold on the count must not see."""
+    return np.rint(_read(o, at, scale))
+
+
+@jit
+def _argmax(o, start, n):
+    """Position of the first largest of entries start..start+n-1."""
+    best = 0
+    for j in range(1, n):
+        if o[start + j] > o[start + best]:
+            best = j
+    return best
+
+
+# ---- quantities several phases use ---------------------------------------------------------------
+
+#: Conquest, Research and Pilgrimage: what the action gives now, besides its base worth.
+PILGRIMAGE_FLOOR = 1.2  # Pilgrimage is worth at least this, whatever the faith
+#: Spirits in play of a kind's colour make the kind worth this much more each (icon sets, R7.3).
+SYNERGY = 0.3
+
+
+@jit
+def action_worths(o, t, w):
+    """``w.per_action``: each game action's worth now (base + the spirits' VP bonuses; Conquest
+    adds the axes and swords in play, Research the stones, Pilgrimage the faith)."""
+    axes_swords = 0.0
+    for a in range(NUM_GAME_ACTIONS):
+        w.per_action[a] = 0.0
+    for k in range(K):
+        n = np.float64(o[_SPIRITS + k])
+        if n != 0.0:
+            axes_swords += n * t.axes_swords[k]
+            for a in range(NUM_GAME_ACTIONS):
+                w.per_action[a] += n * t.vp_bonus[a, k]
+    for a in range(NUM_GAME_ACTIONS):
+        w.per_action[a] = t.action_base[a] + w.per_action[a]
+    w.per_action[CONQUEST] += axes_swords
+    w.per_action[RESEARCH] += _read(o, _STONES, _STONES_SCALE)
+    w.per_action[PILGRIMAGE] += max(_read(o, _FAITH, _FAITH_SCALE), PILGRIMAGE_FLOOR)
+
+
+@jit
+def worth_of_number(t, w, number):
+    """Worth of the action of a command number (after ``action_worths``)."""
+    return w.per_action[t.action_of_number[min(number, 31)]]
+
+
+@jit
+def spirit_colours(o, t, w):
+    """``w.spirit_colours``: the observer's spirits in play, by colour."""
+    for c in range(NUM_COLOURS):
+        w.spirit_colours[c] = 0.0
+    for k in range(K):
+        w.spirit_colours[t.colour[k]] += np.float64(o[_SPIRITS + k])
+
+
+@jit
+def hold_worths(o, t, w):
+    """``w.hold``: how much the observer wants to hold a card of each kind (its worth per cost,
+    plus synergy with the spirits in play)."""
+    spirit_colours(o, t, w)
+    for k in range(K):
+        w.hold[k] = t.hold_value[k] + SYNERGY * w.spirit_colours[t.colour[k]]
+
+
+@jit
+def mana_surplus(o, t, w):
+    """``w.surplus``: face-up mana of each colour beyond what the spirits in hand would cost."""
+    for c in range(NUM_COLOURS):
+        mana, need = 0.0, 0.0
+        for k in range(K):
+            if t.colour[k] == c:
+                mana += np.float64(o[_MANA + k])
+            need += np.float64(o[_HAND + k]) * t.cost[k, c]
+        w.surplus[c] = mana - need
+
+
+# ---- the phases' scoring -----------------------------------------------------------------------
+# Each function fills the scores ``s`` (one per action id, zero on entry) of one observation ``o``.
+
+KEEP_SHARE = 0.4  # Phase I: a command card costs this share of its worth in hand
+ASMODAI_MARGIN = 0.01  # Asmodai: on a tie, keep the number as it is
+SUMMON_WEIGHT = 1.3  # Phase II: a summon is worth its spirit's value times this
+STONE_LAST = -5.0  # payments and mana discards: a stone only when nothing else will do
+FRESH_DRAW = 1.0  # Prayer discards: worth of the card drawn for a discarded one
+BALDANDERS_NO = 10.0  # Baldanders: decline unless the payment needs a card from hand
+ALCHEMY_SHORT_HAND = 4  # Alchemy: draw with fewer cards in hand than this, else take faith
+PRAYER_FEW_CARDS = 2  # Prayer: option (b) with this many cards in hand or fewer
+PILGRIMAGE_VP_FAITH = 3  # Pilgrimage: VP from this much faith up
+# Phase III: the assisted card helps the right neighbour
+HURT_CONQUEST = 0.4  # per axe and sword of the neighbour, for a number of 2 or less
+HURT_PILGRIMAGE = 0.15  # per faith of the neighbour, for a number of 4 or more
+GIFT_SHARE = 0.2  # share of the assisted card's worth, over 3
+
+
+@jit
+def command(o, t, w, s):
+    """Phase I: the card whose number (with the head's) leads to the best action, minus a share of
+    its worth in hand."""
+    action_worths(o, t, w)
+    hold_worths(o, t, w)
+    head_number = 0.0
+    for k in range(K):
+        head_number += np.float64(o[_HEAD + k]) * t.number[k]
+    for k in range(K):
+        number = np.int64(np.rint(head_number + t.number[k]))
+        s[k] = worth_of_number(t, w, number) - KEEP_SHARE * w.hold[k]
+
+
+@jit
+def asmodai(o, t, w, s):
+    """Asmodai: count the card as 0 (the head's number alone) when that action is worth more."""
+    action_worths(o, t, w)
+    head_only = np.int64(np.rint(_read(o, _HEAD_NUMBER, _HEAD_NUMBER_SCALE)))
+    number = np.int64(np.rint(_read(o, _COMMAND_NUMBER, _COMMAND_NUMBER_SCALE)))
+    s[YES] = worth_of_number(t, w, head_only) - ASMODAI_MARGIN
+    s[NO] = worth_of_number(t, w, number)
+
+
+@jit
+def summon_or_act(o, t, w, s):
+    """Phase II: summon the most valuable spirit (with synergy) when it beats the action."""
+    action_worths(o, t, w)
+    spirit_colours(o, t, w)
+    for k in range(K):
+        s[k] = t.value[k] * SUMMON_WEIGHT + SYNERGY * w.spirit_colours[t.colour[k]]
+    s[ACT] = worth_of_number(t, w, np.int64(np.rint(_read(o, _COMMAND_NUMBER, _COMMAND_NUMBER_SCALE))))
+
+
+@jit
+def give_up_mana(o, t, w, s):
+    """Payments, mana discards and Research flips: the colour needed least; stones last."""
+    mana_surplus(o, t, w)
+    for c in range(NUM_COLOURS):
+        s[MANA_0 + c] = w.surplus[c]
+    s[STONE] = STONE_LAST
+
+
+@jit
+def give_up_card(o, t, w, s):
+    """Card discards and Inquisition gifts: the card worth least in hand."""
+    hold_worths(o, t, w)
+    for k in range(K):
+        s[k] = -w.hold[k]
+
+
+@jit
+def prayer_discard(o, t, w, s):
+    """Prayer (b) discards: every card worth less in hand than a fresh draw, then stop."""
+    hold_worths(o, t, w)
+    for k in range(K):
+        s[k] = FRESH_DRAW - w.hold[k]
+    s[NO] = 0.0
+
+
+@jit
+def baldanders(o, t, w, s):
+    """Baldanders: decline, unless only a card from hand can pay (the least valuable one)."""
+    give_up_card(o, t, w, s)
+    s[NO] = BALDANDERS_NO
+
+
+@jit
+def keep(o, t, w, s):
+    """Phase III: keep the card worth more in hand, the assisted one hurting the right neighbour
+    least: a low number helps a Conquest player (axes and swords), a high one a Pilgrimage player
+    (faith). With two cards on offer, keeping k assists the other, of number total - k's."""
+    hold_worths(o, t, w)
+    right = _SEAT * (_argmax(o, _NUM_PLAYERS, 3) + 1)  # the right neighbour is seat P-1
+    axes_swords = (_read(o, right + _ICONS + AXE, _ICONS_SCALE) + _read(o, right + _ICONS + SWORD, _ICONS_SCALE))
+    faith = _read(o, right + _FAITH, _FAITH_SCALE)
+    offer_number, offer_value = 0.0, 0.0
+    for k in range(K):
+        n = np.float64(o[_OFFER + k])
+        offer_number += n * t.number[k]
+        if n != 0.0:
+            offer_value += n * t.value[k]
+    for k in range(K):
+        other_number = offer_number - t.number[k]
+        other_value = offer_value - t.value[k]
+        hurt_conquest = (1.0 if other_number <= 2 else 0.0) * axes_swords * HURT_CONQUEST
+        hurt_pilgrimage = (1.0 if other_number >= 4 else 0.0) * faith * HURT_PILGRIMAGE
+        s[k] = w.hold[k] - (hurt_conquest + hurt_pilgrimage + GIFT_SHARE * other_value / 3)
+
+
+@jit
+def festival(o, t, w, s):
+    """Festival: the revealed card of the colour the hand needs most."""
+    mana_surplus(o, t, w)
+    for k in range(K):
+        s[k] = -w.surplus[t.colour[k]]
+
+
+@jit
+def conquest_target(o, t, w, s):
+    """Conquest: steal from the opponent with the most VP."""
+    for i in range(3):
+        s[TARGET_1 + i] = _read(o, _SEAT * (i + 1) + _VP, _VP_SCALE)
+
+
+@jit
+def alchemy(o, t, w, s):
+    """Alchemy: draw (a) with a short hand, else faith (b)."""
+    short = _count(o, _HAND_SIZE, _HAND_SIZE_SCALE) < ALCHEMY_SHORT_HAND
+    s[OPTION_A] = 1.0 if short else 0.0
+    s[OPTION_B] = 0.0 if short else 1.0
+
+
+@jit
+def prayer(o, t, w, s):
+    """Prayer: (b) draw up to 5 with few cards in hand, else (a)."""
+    few = _count(o, _HAND_SIZE, _HAND_SIZE_SCALE) <= PRAYER_FEW_CARDS
+    s[OPTION_A] = 0.0 if few else 1.0
+    s[OPTION_B] = 1.0 if few else 0.0
+
+
+@jit
+def pilgrimage(o, t, w, s):
+    """Pilgrimage: VP (a) from a few faith up, else faith (b)."""
+    enough = _count(o, _FAITH, _FAITH_SCALE) >= PILGRIMAGE_VP_FAITH
+    s[OPTION_A] = 1.0 if enough else 0.0
+    s[OPTION_B] = 0.0 if enough else 1.0
+
+
+@jit
+def always_use(o, t, w, s):
+    """Leprechaun and Belial: always use them (Belial: a Lightning mana before a stone)."""
+    s[YES] = 1.0
+    s[MANA_0] = 2.0
+    s[STONE] = 1.0
+
+
+@jit
+def declare(o, t, w, s):
+    """End declaration: only when the observer's current score leads the table."""
+    others = _read(o, _SEAT + _SCORE, _SCORE_SCALE)
+    for i in range(2, 4):
+        others = max(others, _read(o, _SEAT * i + _SCORE, _SCORE_SCALE))
+    ahead = _read(o, _SCORE, _SCORE_SCALE) > others
+    s[YES] = 1.0 if ahead else 0.0
+    s[NO] = 0.0 if ahead else 1.0
+
+
+@jit
+def score_phase(ph, o, t, w, s):
+    """The table from phase to its scoring: fill ``s`` for decision ``ph`` (GAME_OVER: all zero)."""
+    if ph == Phase.COMMAND:
+        command(o, t, w, s)
+    elif ph == Phase.ASMODAI:
+        asmodai(o, t, w, s)
+    elif ph == Phase.MAIN:
+        summon_or_act(o, t, w, s)
+    elif (ph == Phase.PAY or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_MANA
+          or ph == Phase.RESEARCH_FLIP):
+        give_up_mana(o, t, w, s)
+    elif (ph == Phase.LEPRECHAUN_DISCARD or ph == Phase.NIGHTMARE_HAND or ph == Phase.SHORTAGE_HAND
+          or ph == Phase.INQUISITION_GIFT):
+        give_up_card(o, t, w, s)
+    elif ph == Phase.PRAYER_DISCARD:
+        prayer_discard(o, t, w, s)
+    elif ph == Phase.BALDANDERS:
+        baldanders(o, t, w, s)
+    elif ph == Phase.KEEP:
+        keep(o, t, w, s)
+    elif ph == Phase.FESTIVAL_PICK:
+        festival(o, t, w, s)
+    elif ph == Phase.CONQUEST_TARGET:
+        conquest_target(o, t, w, s)
+    elif ph == Phase.ALCHEMY:
+        alchemy(o, t, w, s)
+    elif ph == Phase.PRAYER:
+        prayer(o, t, w, s)
+    elif ph == Phase.PILGRIMAGE:
+        pilgrimage(o, t, w, s)
+    elif ph == Phase.LEPRECHAUN or ph == Phase.BELIAL:
+        always_use(o, t, w, s)
+    elif ph == Phase.DECLARE:
+        declare(o, t, w, s)
+
+
+# ---- the batch -----------------------------------------------------------------------------------
+
+
+@jit
+def best_legal(s, legal):
+    """The lowest action id with the best score among the legal ones (0 if none is legal)."""
+    best = -1
+    for a in range(NUM_ACTIONS):
+        if legal[a] and (best < 0 or s[a] > s[best]):
+            best = a
+    return max(best, 0)
+
+
+@jit
+def greedy_actions(obs, mask, tables, out):
+    """``out[i]``: the greedy action of observation ``obs[i]`` with legal actions ``mask[i]``."""
+    t = tables[0]
+    scratch = np.zeros(1, dtype=SCRATCH_DTYPE)
+    w = scratch[0]
+    s = np.zeros(NUM_ACTIONS)
+    for i in range(obs.shape[0]):
+        o = obs[i]
+        for a in range(NUM_ACTIONS):
+            s[a] = 0.0
+        score_phase(_PHASE_AT[_argmax(o, _PHASE, _NUM_PHASES)], o, t, w, s)
+        out[i] = best_legal(s, mask[i])
