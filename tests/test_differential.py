@@ -95,6 +95,7 @@ class Coverage:
     terminated: int = 0
     truncated: int = 0
     ties: int = 0  # terminated games whose top score was shared (R7.4 decides)
+    past_limit: int = 0  # terminated games whose extra round (R7.2) went past max_turns (R7.5)
     declared_yes: int = 0
     inquisitions: int = 0  # games that had an Inquisition (R6.6; their first one is counted)
     empty_givers: int = 0  # ... in which a lower-faith player with an empty hand gave (R8.2)
@@ -104,7 +105,7 @@ class Coverage:
         return sum(self.phases[p] for p in RARE[name])
 
     def add(self, other: Coverage) -> None:
-        for name in ("game_steps", "games", "terminated", "truncated", "ties", "declared_yes", "inquisitions",
+        for name in ("game_steps", "games", "terminated", "truncated", "ties", "past_limit", "declared_yes", "inquisitions",
                      "empty_givers", "resets_mid_game"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.phases.update(other.phases)
@@ -112,7 +113,8 @@ class Coverage:
     def summary(self) -> str:
         rare = ", ".join(f"{name} {self.rare(name)}" for name in RARE)
         return (f"{self.games} games, {self.game_steps} game-steps; ended: {self.terminated} terminated "
-                f"({self.ties} with a tied top score), {self.truncated} truncated; decisions reached: {rare}; "
+                f"({self.ties} with a tied top score, {self.past_limit} past the turn limit), {self.truncated} "
+                f"truncated; decisions reached: {rare}; "
                 f"declared YES {self.declared_yes}; games with an Inquisition {self.inquisitions} ({self.empty_givers} "
                 f"with an empty-handed giver); mid-game resets {self.resets_mid_game}")
 
@@ -126,6 +128,7 @@ TOTAL_STEPS = Counter()
 def _print_totals():
     yield
     print(f"\nall differential cases: {TOTAL_STEPS['steps']} steps per backend, {TOTAL.summary()}")
+    print("decisions reached, by phase: " + ", ".join(f"{Phase(p).name} {n}" for p, n in sorted(TOTAL.phases.items())))
 
 
 Policy = Callable[[core.State, np.random.Generator, np.ndarray], np.ndarray]
@@ -317,6 +320,7 @@ class Pair:
         scores = core.final_scores(self.ref, g)
         tie = term & ((scores == scores.max(1, keepdims=True)).sum(1) >= 2)
         inq = live & (seat_before == 0) & (self.ref.giver_seat[g] > 0)
+        past = term & (self.ref.turn[g] > self.ref.max_turns)
         for i, cov in enumerate(self.cov):
             mine = self.group_of[g] == i
             m = mine & live
@@ -326,6 +330,7 @@ class Pair:
             cov.terminated += int((term & mine).sum())
             cov.truncated += int((ended & ~term & mine).sum())
             cov.ties += int((tie & mine).sum())
+            cov.past_limit += int((past & mine).sum())
             cov.inquisitions += int((inq & mine).sum())
             cov.empty_givers += int((inq & empty_giver & mine).sum())
         if restart:
@@ -506,6 +511,24 @@ def inquisition_likely(s: core.State, rng: np.random.Generator) -> None:
     _fix_heads(s)
 
 
+#: Kinds with an ability that changes the rules or a bonus, for the "abilities" positions.
+_ABILITY_KINDS = np.array(sorted(
+    {int(k) for v in CARDS.special.values() for k in np.nonzero(v)[0]}
+    | {CARDS.kind(n) for n in ("Succubus", "Ifrit", "Phoenix", "Angel", "Homunculus", "Dryad", "Fairy", "Undine")}))
+
+
+def abilities(s: core.State, rng: np.random.Generator) -> None:
+    """Many spirits with abilities in play and in hand at once (Leprechaun, Asmodai, Baldanders,
+    Belial, Sphinx, Giant, Baal with Ifrit, Valkyrie, Pegasus, Treant, Cerberus, Gargoyle, the
+    bonus spirits), short piles: the abilities meet each other and R8.3."""
+    deal(s, rng, weights=(1.5, 1.5, 0.5, 3.0), pile=(0, 12), vp=(0, 29))
+    for b in range(s.batch_size):
+        for _ in range(25):
+            zone = "spirits" if rng.random() < 0.6 else "hand"
+            move_card(s, b, int(rng.choice(_ABILITY_KINDS)), zone, int(rng.integers(s.num_players)))
+    _fix_heads(s)
+
+
 def declarations(s: core.State, rng: np.random.Generator) -> None:
     """End declarations: many players at 30+ VP or with 10+ spirits from the start (R7.1)."""
     deal(s, rng, weights=(1.0, 1.0, 0.3, 2.5), pile=(10, 30), vp=(15, 40))
@@ -558,13 +581,16 @@ def test_random_and_greedy_play_agree(num_players: int) -> None:
 
 
 #: Groups of positions, one per rare path: (position, chance to declare at DECLARE, coverage
-#: minimums per 32 games: a RARE name, or a Coverage field).
+#: minimums per 32 games: a RARE name, a decision phase, or a Coverage field).
+_OPTIONAL_ABILITIES = {p: 10 for p in (Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.ASMODAI, Phase.BALDANDERS,
+                                       Phase.BELIAL)}
 RARE_GROUPS = {
     "shortage": (crowded, 0.25, {"shortage": 60}),
     "nightmare": (nightmare_heavy, 0.3, {"nightmare": 40}),
     "inquisition": (inquisition_likely, 0.25, {"gift": 30, "inquisitions": 60, "empty_givers": 15}),
     "declare": (declarations, 0.3, {"declare": 40, "declared_yes": 15}),
     "tie": (tied_scores, None, {"ties": 15}),
+    "abilities": (abilities, 0.15, {**_OPTIONAL_ABILITIES, "shortage": 30}),
 }
 
 
@@ -572,26 +598,34 @@ RARE_GROUPS = {
 def test_rare_paths_agree(num_players: int) -> None:
     """Random play from positions made for one rare path per group (32 games each, in one batch):
     R8.3 shortages, Nightmare rounds, Inquisition gifts (empty hands, lower faith), end
-    declarations, R7.4 tie-breaks. Finished games restart on new positions of their group.
-    Each path must come up often, and games must run to their end."""
+    declarations, R7.4 tie-breaks, and the optional abilities together. Finished games restart
+    on new positions of their group. Each path must come up often, and games must run to their
+    end."""
     groups = [Group(name, 32, position, random_policy(yes)) for name, (position, yes, _) in RARE_GROUPS.items()]
     pair = Pair(f"rare-{num_players}p", groups, num_players, seed=10_000 * num_players, max_turns=40)
     play(pair, steps=200, seed=num_players)
     for name, (_, _, expect) in RARE_GROUPS.items():
         cov = pair.group(name)
         for what, least in expect.items():
-            got = cov.rare(what) if what in RARE else getattr(cov, what)  # (per group of 32 games)
-            assert got >= least, f"{name}: {what} came up {got} times, fewer than {least}: {cov.summary()}"
+            if isinstance(what, Phase):
+                got = cov.phases[what]
+            else:  # (per group of 32 games)
+                got = cov.rare(what) if what in RARE else getattr(cov, what)
+            assert got >= least, f"{name}: {getattr(what, 'name', what)} came up {got} times, fewer than {least}: " \
+                                 f"{cov.summary()}"
         assert cov.terminated + cov.truncated >= 1.5 * 32, f"{name}: {cov.summary()}"
 
 
-@pytest.mark.parametrize("num_players,max_turns", [(2, 6), (3, 11), (4, 20)])
+@pytest.mark.parametrize("num_players,max_turns", [(2, 6), (3, 11), (4, 16)])
 def test_truncation_agrees(num_players: int, max_turns: int) -> None:
-    """Small turn limits (R7.5): most games are truncated, some end by a declaration first."""
-    pair = Pair(f"truncation-{num_players}p", [Group("new", 64, policy=random_policy(0.3))], num_players,
-                seed=30_000 + num_players, max_turns=max_turns)
+    """Small turn limits (R7.5): new games are truncated; games from positions where the end may
+    be declared at once end by a declaration, some of them after the limit (the extra round of
+    R7.2 is always played out)."""
+    groups = [Group("new", 48, policy=random_policy(0.3)), Group("declare", 32, declarations, random_policy(0.15))]
+    pair = Pair(f"truncation-{num_players}p", groups, num_players, seed=30_000 + num_players, max_turns=max_turns)
     cov = play(pair, steps=120, seed=num_players)
-    assert cov.truncated >= pair.B, cov.summary()
+    assert pair.group("new").truncated >= 1.5 * 48, cov.summary()
+    assert cov.terminated and cov.past_limit, cov.summary()
 
 
 @pytest.mark.parametrize("num_players", PLAYERS)
