@@ -77,6 +77,17 @@ def _phase_name(v: int) -> str:
 
 
 NOT_STEPPED = np.iinfo(np.int64).min
+_ZONE_FIELDS = ("hand", "spirits", "mana", "stones", "deck", "discard", "offer")
+
+
+def _index_label(what: str, idx: tuple) -> str:
+    """An entry of a game's row, with the card name of a zone's kind or the name of an action."""
+    label = ", ".join(map(str, idx))
+    if any(f"'{name}'" in what for name in _ZONE_FIELDS):
+        label += f" ({CARDS.names[idx[-1]]})"
+    elif "'legal_action_mask'" in what:
+        label += f" ({core.ACTION_NAMES[idx[-1]]})"
+    return f"[{label}]"
 
 
 def _action_name(a: int) -> str:
@@ -278,8 +289,8 @@ class Pair:
             where = np.nonzero((xb != yb).any(1))[0]
             for i in where[:8]:
                 idx = np.unravel_index(i, x.shape)
-                label = names[i] if names else f"[{', '.join(map(str, idx))}]"
-                lines.append(f"    at {label}: numpy {x[idx]!r}, numba {y[idx]!r}")
+                lines.append(f"    at {names[i] if names else _index_label(what, idx)}: numpy {x[idx].item()!r}, "
+                             f"numba {y[idx].item()!r}")
             if where.size > 8:
                 lines.append(f"    ... and {where.size - 8} more entries")
         return "\n".join(lines)
