@@ -2,8 +2,10 @@
 
 A spec is a name with optional ``key=value`` options after a colon, comma
 separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random``.
-A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent);
-it takes options too: ``runs/x/model.zip:deterministic=false``.
+``bot`` is the shipped trained bot (BotAgent, numpy only). A path to a ``.zip``
+file loads a policy saved by ``train.py`` (PolicyAgent, needs torch), a path to
+an ``.npz`` bot file an exported policy (BotAgent); both take options too:
+``runs/x/model.zip:deterministic=false``.
 
 Options are typed (see ``OPTIONS``): an int option takes only a whole number
 (``rollouts=2.5`` is an error, not 2), ``none`` stands for None where an
@@ -19,13 +21,15 @@ from typing import Any, Callable
 from aos_env.checks import ArgumentError, did_you_mean, parse_int_text
 
 from .base import BaseAgent
+from .bot import BotAgent
 from .greedy import GreedyAgent
 from .mc import MonteCarloAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
 
-NAMES = ("random", "greedy", "mc")
+NAMES = ("random", "greedy", "mc", "bot")
 MODEL_SUFFIX = ".zip"
+BOT_SUFFIX = ".npz"
 
 
 def _int(key: str, text: str) -> int:
@@ -60,21 +64,24 @@ OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
     "random": {},
     "greedy": {},
     "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int},
+    "bot": {"deterministic": _bool},
     "model": {"deterministic": _bool, "device": _text},
+    "bot file": {"deterministic": _bool},
 }
-_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent}
+_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "bot": BotAgent}
 
 
-def _split(spec: str) -> tuple[str, str, bool]:
-    """(name or model path, options text, is a model)."""
-    if spec.lower().endswith(MODEL_SUFFIX):
-        return spec, "", True
-    i = spec.lower().rfind(MODEL_SUFFIX + ":")  # rfind: a Windows path has a colon of its own
-    if i >= 0:
-        return spec[: i + len(MODEL_SUFFIX)], spec[i + len(MODEL_SUFFIX) + 1 :], True
+def _split(spec: str) -> tuple[str, str, str | None]:
+    """(name or file path, options text, the kind of file: "model", "bot file" or None)."""
+    for suffix, kind in ((MODEL_SUFFIX, "model"), (BOT_SUFFIX, "bot file")):
+        if spec.lower().endswith(suffix):
+            return spec, "", kind
+        i = spec.lower().rfind(suffix + ":")  # rfind: a Windows path has a colon of its own
+        if i >= 0:
+            return spec[: i + len(suffix)], spec[i + len(suffix) + 1 :], kind
     name, _, args = spec.partition(":")
     looks_like_path = "/" in name or os.sep in name
-    return (name if looks_like_path else name.strip().lower()), args, looks_like_path
+    return (name if looks_like_path else name.strip().lower()), args, ("model" if looks_like_path else None)
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -86,11 +93,11 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(spec, str) or not spec.strip():
         raise ArgumentError(f"an agent spec must be a non-empty string such as 'greedy' or 'mc:rollouts=8', "
                             f"got {spec!r}")
-    name, args, is_model = _split(spec.strip())
-    if not is_model and name not in _BUILD:
-        raise ArgumentError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)} or a path to a model "
-                            f"{MODEL_SUFFIX}{did_you_mean(name, NAMES)}")
-    allowed = OPTIONS["model" if is_model else name]
+    name, args, kind = _split(spec.strip())
+    if kind is None and name not in _BUILD:
+        raise ArgumentError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)}, a path to a model "
+                            f"{MODEL_SUFFIX} or to a bot file {BOT_SUFFIX}{did_you_mean(name, NAMES)}")
+    allowed = OPTIONS[kind or name]
     kwargs: dict[str, Any] = {}
     for item in args.split(","):
         if not item.strip():
@@ -99,7 +106,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if not sep or not key:
             raise ArgumentError(f"agent {spec!r}: options are key=value, comma separated, got {item!r}")
         if key not in allowed:
-            what = "a model" if is_model else f"agent {name!r}"
+            what = f"a {kind}" if kind else f"agent {name!r}"
             options = f"its options are {', '.join(allowed)}" if allowed else "it takes no options"
             raise ArgumentError(f"agent {spec!r}: unknown option {key!r} for {what}; {options}")
         if key in kwargs:
@@ -121,6 +128,8 @@ def make_agent(spec: str, seed: int | None = 0) -> BaseAgent:
     name, kwargs = parse_spec(spec)
     build = _BUILD.get(name)
     try:
+        if build is None and name.lower().endswith(BOT_SUFFIX):
+            return BotAgent(name, seed=seed, **kwargs)
         if build is None:
             return PolicyAgent(name, seed=seed, **kwargs)
         return build(seed=seed, **kwargs)
