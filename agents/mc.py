@@ -11,9 +11,13 @@ At each decision the agent
 3. plays the action in each copy, then finishes the game with a fast default
    policy (``rollout_policy``), all copies advancing together in the engine;
 4. picks the action with the best mean outcome for the player: +1 for a win,
-   -1/(P-1) for a loss (a rollout cut at ``max_rollout_turns`` counts as if the
-   game ended there), plus 0.02 per point of score lead, which separates
-   actions whose win counts tie.
+   -1/(P-1) for a loss, plus 0.02 per point of score lead, which separates
+   actions whose win counts tie. A rollout cut at ``max_rollout_turns`` is
+   valued by ``leaf_value``: ``"score"`` counts it as if the game ended there,
+   ``"bot"`` asks the shipped bot's value network (plus the same lead term).
+
+With ``rollout_policy="bot", leaf_value="bot"`` the search stands on the trained
+policy: it plays the rollouts and values where they stop (``make_agent("search")``).
 
 All actions of a game are tried on the same determinised worlds with the
 same random draws (common random numbers), so their comparison is not
@@ -34,21 +38,25 @@ from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.determinise import determinise, fresh_streams
 
 from .base import BaseAgent, act_on_state
+from .bot import BotAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 
 
 #: Rollout policies by name (or pass any agent).
-ROLLOUT_POLICIES = ("greedy", "random")
+ROLLOUT_POLICIES = ("greedy", "random", "bot")
+#: How a cut rollout is valued: as if the game ended there, or by the bot's value network.
+LEAF_VALUES = ("score", "bot")
 
 
 class MonteCarloAgent(BaseAgent):
     """Determinised Monte-Carlo search (see the module docstring).
 
     rollouts: rollouts per legal action (an int >= 1). rollout_policy: "greedy",
-    "random" or an agent. max_rollout_turns: cut each rollout after this many
-    turns (an int >= 1, or None: play to the end). The defaults (32 rollouts, greedy, 8 turns) beat the
-    greedy agent in most 2-player games at well under a second per decision.
+    "random", "bot" (the shipped bot) or an agent. max_rollout_turns: cut each rollout after this
+    many turns (an int >= 1, or None: play to the end). leaf_value: "score" or "bot" (or an object
+    with ``values(obs)``, as BotAgent has). The defaults (32 rollouts, greedy, 8 turns, score) beat
+    the greedy agent in most 2-player games at well under a second per decision.
     """
 
     name = "mc"
@@ -60,6 +68,7 @@ class MonteCarloAgent(BaseAgent):
         rollout_policy="greedy",
         max_rollout_turns: int | None = 8,
         seed: int | None = 0,
+        leaf_value="score",
     ) -> None:
         rollouts = check_int("rollouts", rollouts, 1)
         # one searched game holds up to one copy per (legal action, rollout)
@@ -70,18 +79,27 @@ class MonteCarloAgent(BaseAgent):
         elif not callable(getattr(rollout_policy, "act", None)):
             raise fail("rollout_policy", f"one of {', '.join(map(repr, ROLLOUT_POLICIES))} or an agent (with an "
                        "act method)", rollout_policy)
+        if isinstance(leaf_value, str):
+            check_choice("leaf_value", leaf_value, LEAF_VALUES)
+        elif not callable(getattr(leaf_value, "values", None)):
+            raise fail("leaf_value", f"one of {', '.join(map(repr, LEAF_VALUES))} or an object with a values(obs) "
+                       "method (a BotAgent)", leaf_value)
         super().__init__(seed)
         self.rollouts = rollouts
         self.max_rollout_turns = max_rollout_turns
+        bot = BotAgent(seed=seed) if "bot" in (rollout_policy, leaf_value) else None
         if rollout_policy == "greedy":
             rollout_policy = GreedyAgent(seed=seed)
         elif rollout_policy == "random":
             rollout_policy = RandomAgent(seed=seed)
+        elif rollout_policy == "bot":
+            rollout_policy = bot
         self.rollout_policy = rollout_policy
+        self.leaf_value = bot if leaf_value == "bot" else leaf_value  # "score" or an object with values()
 
     def __repr__(self) -> str:
         return (f"MonteCarloAgent(rollouts={self.rollouts}, rollout_policy={self.rollout_policy!r}, "
-                f"max_rollout_turns={self.max_rollout_turns}, seed={self.seed})")
+                f"max_rollout_turns={self.max_rollout_turns}, leaf_value={self.leaf_value!r}, seed={self.seed})")
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:
         if state is None:
@@ -118,7 +136,7 @@ class MonteCarloAgent(BaseAgent):
             if self.max_rollout_turns is not None:
                 cut = np.nonzero(~over & (sim.turn - start_turn >= self.max_rollout_turns))[0]
                 if cut.size:
-                    value[cut] = _leader_value(sim, cut, viewer[cut])
+                    value[cut] = self._leaf(sim, cut, viewer[cut])
                     valued[cut] = True
                     core.truncate(sim, cut)  # our private copy: the engine now ignores these games
             live = np.nonzero(~(sim.terminated | sim.truncated))[0]
@@ -135,7 +153,18 @@ class MonteCarloAgent(BaseAgent):
         return out
 
 
-MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win
+    def _leaf(self, sim: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
+        """The value of cut rollouts g for their viewers."""
+        if isinstance(self.leaf_value, str):
+            return _leader_value(sim, g, viewer)
+        # the value network estimates the return from here, shaped by 0.02 per point of lead
+        # gained from now on (train.py's --shaping): adding the lead now puts it on the scale of
+        # a finished rollout's value (reward + 0.02 * final lead)
+        estimate = self.leaf_value.values(core.observe(sim, viewer, games=g))
+        return estimate + MARGIN_WEIGHT * core.score_lead(sim, g, viewer)
+
+
+MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win (train.py's --shaping)
 
 
 def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:

@@ -63,7 +63,7 @@ def _text(key: str, text: str) -> str:
 OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
     "random": {},
     "greedy": {},
-    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int},
+    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text},
     "bot": {"deterministic": _bool},
     "model": {"deterministic": _bool, "device": _text},
     "bot file": {"deterministic": _bool},
