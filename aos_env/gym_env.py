@@ -165,6 +165,9 @@ class AgeOfSummonersEnv(gymnasium.Env):
             raise fail("action", f"an int 0..{core.NUM_ACTIONS - 1} (an action id)", action)
         if learner.reported[0]:
             raise ResetNeeded("the game is over: call reset() to start the next one")
+        if learner.illegal_action == "raise" and not learner.state.legal_action_mask[0, action]:
+            raise ArgumentError("action must be legal (see info['action_mask']): "
+                                + core.describe_illegal(learner.state, 0, int(action)))
         obs, rewards, terminated, truncated, ended = learner.step(np.array([action], dtype=np.int64))
         mask = learner.state.legal_action_mask[0].astype(np.int8)
         info = {"action_mask": mask}

@@ -58,10 +58,19 @@ class OpponentError(ValueError):
     as it was before the step."""
 
 
-def act_on_state(agent, state, games):
-    from agents import act_on_state as act  # the agents package depends on aos_env, not the reverse
+def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
+    """What ``agent.act`` returns for the current players of ``games``, as it returned it.
 
-    return act(agent, state, games)
+    The inputs are those of ``agents.act_on_state``: only agents with ``needs_state`` get a copy
+    of the games, agents with ``needs_obs = False`` an empty (n, 0) observation. The output is
+    not converted (``agents.act_on_state`` casts it to int64, which would hide a float action).
+    """
+    if getattr(agent, "needs_obs", True):
+        obs = core.observe(state, state.current_player[games], games=games)
+    else:
+        obs = np.zeros((games.size, 0), dtype=np.float32)
+    sub = state.take(games) if getattr(agent, "needs_state", False) else None
+    return agent.act(obs, state.legal_action_mask[games], sub)
 
 
 def _autoreset_mode(value: Any) -> AutoresetMode:
@@ -77,19 +86,20 @@ def _autoreset_mode(value: Any) -> AutoresetMode:
 # ---- the opponent pool -------------------------------------------------------------------------
 
 
-def parse_mix_item(text: str) -> tuple[str, float]:
-    """``"greedy@0.5"`` -> ``("greedy", 0.5)``; ``"random"`` -> ``("random", 1.0)`` (the spec is not built)."""
+def parse_mix_item(text: str, name: str = "value") -> tuple[str, float]:
+    """``"greedy@0.5"`` -> ``("greedy", 0.5)``; ``"random"`` -> ``("random", 1.0)`` (the spec is not built).
+    ``name``: the argument's name in messages (train.py's argparse strips "value")."""
     if not isinstance(text, str):
-        raise fail("opponents", "spec@weight strings such as 'greedy@0.5'", text)
+        raise fail(name, "spec@weight strings such as 'greedy@0.5'", text)
     spec, sep, weight = text.rpartition("@")
     if not sep:
         spec, weight = text, "1"
     if not spec.strip():
-        raise ArgumentError(f"value must be spec@weight (e.g. greedy@0.5), got {text!r}")
+        raise ArgumentError(f"{name} must be spec@weight (e.g. greedy@0.5), got {text!r}")
     try:
         w = parse_float_text("weight", weight.strip(), 0)
     except ArgumentError as e:
-        raise ArgumentError(f"value {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
+        raise ArgumentError(f"{name} {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
     return spec.strip(), w
 
 
@@ -135,11 +145,11 @@ class OpponentPool:
         if isinstance(opponents, str):
             if not opponents.strip():
                 raise fail("opponents", allowed, opponents)
-            items = [parse_mix_item(t) for t in opponents.split()]
+            items = [parse_mix_item(t, "opponents") for t in opponents.split()]
         elif isinstance(opponents, (list, tuple)):
             if not opponents:
                 raise fail("opponents", allowed, opponents)
-            items = [parse_mix_item(t) for t in opponents]
+            items = [parse_mix_item(t, "opponents") for t in opponents]
         elif isinstance(opponents, Mapping):
             if not opponents:
                 raise fail("opponents", allowed, opponents)
@@ -171,7 +181,7 @@ class OpponentPool:
     def add(self, name: str, agent: Any, weight: float = 1.0) -> None:
         """Add an opponent (or replace the one of that name: games it is playing keep the old agent)."""
         check_string("name", name)
-        if not callable(getattr(agent, "act", None)):
+        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # an instance, not a class
             raise fail("agent", "an agent with act(obs, mask, state) (agents.make_agent, agents.BaseAgent)", agent)
         weight = check_float("weight", weight, 0)
         if name in self and weight <= 0 and self._weights.sum() - self._weights[self._slot(name)] <= 0:
