@@ -149,7 +149,8 @@ class AgeOfSummonersEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _check_options(options, ())
         obs, _ = self.learner.reset(seed=seed)
-        self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
+        if seed is not None or self._np_random is None:  # np_random is the env's own stream
+            self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
         mask = self.learner.state.legal_action_mask[0].astype(np.int8)
         if self.render_mode == "human":
             self.render()

@@ -352,3 +352,22 @@ def test_render_ansi() -> None:
     envs.reset(seed=0)
     frames = envs.render()
     assert len(frames) == 2 and all("Age of Summoners" in f for f in frames)
+
+
+# ---- the documented examples run ------------------------------------------------------------------------
+
+
+def doc_code(section: str) -> list[str]:
+    """The python code blocks of a ``## section`` of docs/ecosystem.md."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0] for block in body.split("```python\n")[1:]]
+
+
+@pytest.mark.one_backend
+def test_the_gymnasium_example_in_the_docs_runs(capsys) -> None:
+    (code,) = doc_code("Gymnasium")
+    exec(compile(code, "docs/ecosystem.md#gymnasium", "exec"), {})
+    assert "games, random play won" in capsys.readouterr().out

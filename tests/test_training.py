@@ -119,6 +119,39 @@ def test_vec_env_for_maskable_ppo() -> None:
     assert model.num_timesteps >= 512
 
 
+def test_sb3_adapter_copies_keep_the_games() -> None:
+    import copy
+    import pickle
+
+    from aos_env.sb3 import LearnerVecEnv
+
+    venv = LearnerVecEnv(num_envs=4, opponents="greedy@1 random@1", max_turns=8, seed=0)
+    venv.reset()
+    rng = np.random.default_rng(0)
+
+    def actions(masks: np.ndarray) -> np.ndarray:
+        return (rng.random(masks.shape) * masks).argmax(1)
+
+    for _ in range(3):
+        venv.step(actions(venv.action_masks()))
+    for twin in (pickle.loads(pickle.dumps(venv)), copy.deepcopy(venv)):
+        np.testing.assert_array_equal(twin.venv.learner.state.records, venv.venv.learner.state.records)
+        for _ in range(20):
+            a = actions(venv.action_masks())
+            got, want = venv.step(a), twin.step(a)
+            for x, y in zip(got[:3], want[:3]):
+                np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.one_backend
+def test_the_sb3_example_in_the_docs_runs(capsys) -> None:
+    from test_gym_env import doc_code
+
+    (code,) = doc_code("stable-baselines3 and MaskablePPO")
+    exec(compile(code, "docs/ecosystem.md#stable-baselines3", "exec"), {})
+    assert "frozen@0.5" in capsys.readouterr().out
+
+
 def test_maskable_ppo_learns_to_beat_random() -> None:
     """A short run against random opponents clearly beats random play afterwards."""
     import torch
