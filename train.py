@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="turn limit of a game (over all players), at least --players (every seat gets a turn)")
     g.add_argument("--device", default="cpu", help="torch device (cpu, cuda, cuda:1, ...)")
     g.add_argument("--threads", type=int_arg(1), default=1,
-                   help="torch threads (1 is fastest on 2 cores: the env runs in the same process)")
+                   help="threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
+                        "the env and the network take turns in one process, and idle engine threads spin)")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     o = p.add_argument_group("opponents and self-play")
@@ -120,6 +121,20 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--eval-baselines", type=name_list_arg, default="random,greedy",
                    help="agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)")
     return p
+
+
+def set_threads(threads: int) -> None:
+    """Threads for torch and for the numba engine's parallel kernels. Between two engine calls the env
+    runs Python (the opponents, the bookkeeping) and the network trains; numba's OpenMP workers spin
+    meanwhile, and on 2 cores that made the training env about three times slower."""
+    import torch
+
+    torch.set_num_threads(threads)
+    try:
+        import numba
+    except ImportError:  # the numpy engine needs no threads of its own
+        return
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> OpponentPool:
@@ -190,7 +205,6 @@ def main(argv: list[str] | None = None) -> dict:
     parser = build_parser()
     args = parser.parse_args(argv)
     pool = check_args(parser, args)
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
@@ -199,7 +213,7 @@ def main(argv: list[str] | None = None) -> dict:
     from agents.tournament import play_games, summarise
     from aos_env.sb3 import LearnerVecEnv
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     run_dir = args.out / args.name
     model_path = run_dir / "model.zip"
     history_path = run_dir / "history.json"

@@ -21,7 +21,6 @@ def _train_defaults() -> argparse.Namespace:
 def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     """Train MaskablePPO with train.py's defaults (greedy and random opponents) for ``timesteps``
     and time the env's part."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
@@ -48,7 +47,9 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
         env_method = timed(LearnerVecEnv.env_method)  # MaskablePPO reads the masks through env_method
 
     args = _train_defaults()
-    torch.set_num_threads(args.threads)
+    import train
+
+    train.set_threads(args.threads)  # as train.py does: torch's and the engine's threads
     pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
     env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
