@@ -148,7 +148,7 @@ class AgeOfSummonersEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _check_options(options, ())
-        obs, _ = self.learner.reset(seed=seed)
+        obs = self.learner.reset(seed=seed)
         if seed is not None or self._np_random is None:  # np_random is the env's own stream
             self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
         mask = self.learner.state.legal_action_mask[0].astype(np.int8)
@@ -257,7 +257,7 @@ class AgeOfSummonersVectorEnv(VectorEnv):
             if not (isinstance(mask, np.ndarray) and mask.dtype == bool and mask.shape == (self.num_envs,)):
                 raise fail("options['reset_mask']", f"a bool array of shape ({self.num_envs},)", mask)
             games = mask
-        obs, _ = self.learner.reset(seed=seed, games=games)
+        obs = self.learner.reset(seed=seed, games=games)
         if seed is not None or self._np_random is None:
             self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
         masks = self._masks()

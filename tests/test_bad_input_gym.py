@@ -195,8 +195,19 @@ def test_valid_controls_numpy_scalars() -> None:
                      illegal_reward=np.int8(-2), seed=np.uint32(4), opponents={"greedy": np.float64(0.5)})
     assert (env.num_envs, env.num_players, env.max_turns, env.shaping, env.illegal_reward) == (3, 3, 9, 0.5, -2.0)
     assert type(env.num_envs) is int and type(env.shaping) is float
-    obs, _ = env.reset()
+    obs = env.reset()
     assert obs.shape == (3, core.OBS_DIM)
+
+
+@FAST
+@given(ints(2, 4), ints(1, 1000))
+def test_valid_ints_are_python_or_numpy_ints(players, games) -> None:
+    env = AgeOfSummonersVectorEnv(num_envs=games, num_players=players, max_turns=ints_max_turns(players))
+    assert (env.num_envs, env.num_players) == (int(games), int(players)) and type(env.num_envs) is int
+
+
+def ints_max_turns(players) -> np.uint8:
+    return np.uint8(int(players) + 1)
 
 
 # ---- reset --------------------------------------------------------------------------------------------

@@ -134,7 +134,8 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
 
     for _ in range(3):
         venv.step(actions(venv.action_masks()))
-    for twin in (pickle.loads(pickle.dumps(venv)), copy.deepcopy(venv)):
+    for make_twin in (lambda v: pickle.loads(pickle.dumps(v)), copy.deepcopy):
+        twin = make_twin(venv)
         np.testing.assert_array_equal(twin.venv.learner.state.records, venv.venv.learner.state.records)
         for _ in range(20):
             a = actions(venv.action_masks())
