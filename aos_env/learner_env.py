@@ -698,7 +698,8 @@ class LearnerEnv:
         a = np.asarray(out) if isinstance(out, (np.ndarray, list, tuple)) else None
         if a is None or a.shape != (games.size,) or a.dtype.kind not in "iu":
             raise OpponentError(f"opponent {name!r} ({agent!r}) must return {games.size} action ids (an integer "
-                                f"array of shape ({games.size},)), got {out!r:.80}; the env is as it was before the step")
+                                f"array of shape ({games.size},)), got {out!r:.80}; the env is as it was before "
+                                "the step")
         a = a.astype(np.int64)
         ok = (a >= 0) & (a < core.NUM_ACTIONS)
         ok[ok] = self.state.legal_action_mask[games[ok], a[ok]]

@@ -306,7 +306,8 @@ def test_illegal_actions_with_illegal_action_raise() -> None:
         actions[-1] = np.flatnonzero(~masks[-1])[0]
         call = {"single": lambda: env.step(int(actions[0])), "vector": lambda: env.step(actions),
                 "sb3": lambda: env.step_async(actions)}[kind]
-        msg = raises_unchanged(learner, call, r"^actions? must be legal \(see (action_masks\(\)|info\['action_mask'\])\): game ")
+        where = r"(action_masks\(\)|info\['action_mask'\])"
+        msg = raises_unchanged(learner, call, rf"^actions? must be legal \(see {where}\): game ")
         assert "is not legal for player" in msg and "legal actions:" in msg
 
 

@@ -148,8 +148,16 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
 def test_the_sb3_example_in_the_docs_runs(capsys) -> None:
     from test_gym_env import doc_code
 
+    import numba
+    import torch
+
     (code,) = doc_code("stable-baselines3 and MaskablePPO")
-    exec(compile(code, "docs/ecosystem.md#stable-baselines3", "exec"), {})
+    threads = torch.get_num_threads(), numba.get_num_threads()
+    try:
+        exec(compile(code, "docs/ecosystem.md#stable-baselines3", "exec"), {})
+    finally:  # the example sets the process's threads; the other tests keep theirs
+        torch.set_num_threads(threads[0])
+        numba.set_num_threads(threads[1])
     assert "frozen@0.5" in capsys.readouterr().out
 
 
