@@ -1,9 +1,9 @@
 """Train an Age of Summoners bot with MaskablePPO and self-play: ``python train.py``.
 
 The learner plays one seat in many games at once on the batched engine
-(``aos_env.learner_env``); the other seats are played by opponents drawn from
-a pool: the random and greedy baselines and frozen snapshots of the learner
-itself, added as training goes. Every ``--eval-every`` steps the current
+(``aos_env.sb3.LearnerVecEnv``, the Gymnasium vector env as an SB3 VecEnv); the
+other seats are played by opponents drawn from a pool: the random and greedy
+baselines and frozen snapshots of the learner itself, added as training goes. Every ``--eval-every`` steps the current
 policy plays ``--eval-games`` games against the random and the greedy agent;
 the win rates (with 95% confidence intervals) go to TensorBoard, to
 ``summary.json`` and to ``learning_curve.png``, and a checkpoint is saved.
@@ -22,14 +22,17 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aos_env.checks import (
     ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, int_arg, int_list_arg,
-    name_list_arg, parse_float_text,
+    name_list_arg,
 )
 
+if TYPE_CHECKING:
+    from aos_env.learner_env import OpponentPool
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
@@ -46,16 +49,9 @@ def _rollout_bytes_per_step() -> int:
 
 def _mix_item(text: str) -> tuple[str, float]:
     """'greedy@0.5' -> ('greedy', 0.5); 'random' -> ('random', 1.0)."""
-    spec, sep, weight = text.rpartition("@")
-    if not sep:
-        spec, weight = text, "1"
-    if not spec.strip():
-        raise ArgumentError(f"value must be spec@weight (e.g. greedy@0.5), got {text!r}")
-    try:
-        w = parse_float_text("weight", weight, 0)
-    except ArgumentError as e:
-        raise ArgumentError(f"value {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
-    return spec.strip(), w
+    from aos_env.learner_env import parse_mix_item
+
+    return parse_mix_item(text)
 
 
 def _run_name(text: str) -> str:
@@ -82,10 +78,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--name", type=arg_type(_run_name, "name"), default="default",
                    help="run name: output goes to <out>/<name>/")
     g.add_argument("--resume", action="store_true", help="continue the run <out>/<name>/ from its model.zip")
-    g.add_argument("--max-turns", type=int_arg(1), default=200, help="turn limit of a game (over all players)")
+    g.add_argument("--max-turns", type=int_arg(1), default=200,
+                   help="turn limit of a game (over all players), at least --players (every seat gets a turn)")
     g.add_argument("--device", default="cpu", help="torch device (cpu, cuda, cuda:1, ...)")
     g.add_argument("--threads", type=int_arg(1), default=1,
-                   help="torch threads (1 is fastest on 2 cores: the env runs in the same process)")
+                   help="threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
+                        "the env and the network take turns in one process, and idle engine threads spin)")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     o = p.add_argument_group("opponents and self-play")
@@ -125,18 +123,36 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
+def set_threads(threads: int) -> None:
+    """Threads for torch and for the numba engine's parallel kernels. Between two engine calls the env
+    runs Python (the opponents, the bookkeeping) and the network trains; numba's OpenMP workers spin
+    meanwhile, and on 2 cores that made the training env about three times slower."""
+    import torch
+
+    torch.set_num_threads(threads)
+    try:
+        import numba
+    except ImportError:  # the numpy engine needs no threads of its own
+        return
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> OpponentPool:
     """What argparse cannot check by itself, before anything is written; any problem is a usage
-    error (``parser.error``: exit status 2). Returns the opponents built from the specs."""
+    error (``parser.error``: exit status 2). Returns the opponent pool built from the specs
+    (without 'self': its snapshots join the pool during training)."""
     from agents import make_agent
     from agents.policy import check_model_file
-    from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+    from aos_env.learner_env import BYTES_PER_GAME, OpponentPool
 
     def usage(option: str, message: str) -> None:
         parser.error(f"argument {option}: {message}")
 
     # argparse passes a string default through type=, but not a list default (nargs="+")
     args.opponents = [_mix_item(o) if isinstance(o, str) else o for o in args.opponents]
+    if args.max_turns < args.players:
+        usage("--max-turns", f"must be at least --players ({args.players}): every seat, the learner's too, needs a "
+                             f"turn; got {args.max_turns}")
     rollout = args.n_steps * args.num_envs
     if rollout < 2:  # PPO normalises the advantages over the rollout
         usage("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
@@ -165,14 +181,14 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dic
     if sum(w for _, w in args.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in args.opponents)
         usage("--opponents", f"at least one weight must be > 0, got {given}")
-    opponents = {}
+    pool = OpponentPool()
     for i, (spec, w) in enumerate(args.opponents):
-        if spec in opponents or (spec == "self" and [s for s, _ in args.opponents].count("self") > 1):
+        if spec in pool or (spec == "self" and [s for s, _ in args.opponents].count("self") > 1):
             usage("--opponents", f"{spec!r} is given twice")
         if spec == "self":
             continue
         try:
-            opponents[spec] = (make_agent(spec, seed=args.seed + _OPPONENT_SEED_STEP * i), w)
+            pool.add(spec, make_agent(spec, seed=args.seed + _OPPONENT_SEED_STEP * i), w)
         except (ValueError, FileNotFoundError) as e:
             usage("--opponents", str(e))
     for i, spec in enumerate(args.eval_baselines):
@@ -180,34 +196,32 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dic
             make_agent(spec, seed=i)
         except (ValueError, FileNotFoundError) as e:
             usage("--eval-baselines", str(e))
-    return opponents
+    if not pool.weights() or sum(pool.weights().values()) <= 0:  # pure self-play: random until the first snapshot
+        pool.add("random", make_agent("random", seed=args.seed), 1e-6)
+    return pool
 
 
 def main(argv: list[str] | None = None) -> dict:
     parser = build_parser()
     args = parser.parse_args(argv)
-    opponents = check_args(parser, args)
-    import torch
+    pool = check_args(parser, args)
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import PolicyAgent, make_agent
     from agents.tournament import play_games, summarise
-    from aos_env.learner_env import LearnerEnv
     from aos_env.sb3 import LearnerVecEnv
 
-    torch.set_num_threads(args.threads)
+    set_threads(args.threads)
     run_dir = args.out / args.name
     model_path = run_dir / "model.zip"
     history_path = run_dir / "history.json"
 
     self_weight = sum(w for s, w in args.opponents if s == "self")
-    if not opponents:  # pure self-play starts against random until the first snapshot
-        opponents = {"random": (make_agent("random", seed=args.seed), 1e-6)}
-    learner_env = LearnerEnv(args.num_envs, args.players, opponents, seed=args.seed, max_turns=args.max_turns,
-                             shaping=args.shaping)
-    env = VecMonitor(LearnerVecEnv(learner_env), info_keywords=("win", "score"))
+    venv = LearnerVecEnv(num_envs=args.num_envs, num_players=args.players, opponents=pool, seed=args.seed,
+                         max_turns=args.max_turns, shaping=args.shaping)
+    env = VecMonitor(venv, info_keywords=("win", "score"))
 
     history = []
     if args.resume:
@@ -254,13 +268,13 @@ def main(argv: list[str] | None = None) -> dict:
 
         def _snapshot(self) -> None:
             name = f"self@{model.num_timesteps}"
-            learner_env.add_opponent(name, PolicyAgent.snapshot(model, deterministic=False,
-                                                                seed=args.seed + model.num_timesteps), 1.0)
+            pool.add(name, PolicyAgent.snapshot(model, deterministic=False, seed=args.seed + model.num_timesteps),
+                     1.0)
             self.snapshots.append(name)
             if len(self.snapshots) > args.max_snapshots:
-                learner_env.remove_opponent(self.snapshots.pop(0))
+                pool.remove(self.snapshots.pop(0))  # games it is playing keep it until they end
             for s in self.snapshots:  # the self-play share is split evenly over the snapshots
-                learner_env.weights[learner_env.names.index(s)] = self_weight / len(self.snapshots)
+                pool.set_weight(s, self_weight / len(self.snapshots))
 
         def _on_step(self) -> bool:
             t = model.num_timesteps

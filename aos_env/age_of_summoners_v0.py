@@ -1,7 +1,7 @@
 """The versioned PettingZoo module, as PettingZoo's own games have them:
 ``from aos_env import age_of_summoners_v0; env = age_of_summoners_v0.env(num_players=3)``.
-See ``aos_env.env`` for the environment's documentation."""
+See ``aos_env.aec_env`` for the environment's documentation."""
 
-from .env import ClassicWrapper, env, raw_env
+from .aec_env import ClassicWrapper, env, raw_env
 
 __all__ = ["env", "raw_env", "ClassicWrapper"]

@@ -1,244 +1,716 @@
-"""A batched single-agent view of the game for training: one learner seat per game.
+"""The learner loop on the batched engine: one learner seat per game, opponents played inside.
 
-``LearnerEnv`` runs ``num_envs`` games on the batched engine. In each game the
-learner holds one seat (chosen at random for every new game); the other seats
-are played inside the env, batch-wise, by opponents drawn from a pool (any
-agents of ``agents/``, including frozen copies of the learner). ``step``
-applies the learner's actions, lets the opponents play until every game
-waits for the learner again, and restarts finished games by itself.
+``LearnerEnv`` is the one implementation of that loop. The Gymnasium envs
+(``aos_env.gym_env``: ``AgeOfSummonersEnv`` and ``AgeOfSummonersVectorEnv``) and
+the stable-baselines3 adapter (``aos_env.sb3.LearnerVecEnv``) are thin views of it;
+use those. It runs ``num_envs`` games on one ``core.State``. In each game the
+learner holds one seat (drawn at random for every new game); the other seats are
+played, batch-wise per opponent agent, by opponents drawn from an
+:class:`OpponentPool`. ``step`` applies the learner's actions to all games, lets
+the opponents play until every game waits for the learner again, and handles
+finished games as the autoreset mode says:
 
-It needs only numpy, so it works without stable-baselines3::
+- ``AutoresetMode.SAME_STEP``: a finished game is reported (``Ended``) and a new
+  game dealt in its place within the same step; the observation returned is the
+  new game's first one (SB3's ``VecEnv`` convention).
+- ``AutoresetMode.NEXT_STEP``: the step returns the finished game's final
+  observation; the next step ignores that game's action and deals the new game
+  (Gymnasium's default, what RLlib's env runners expect).
+- ``AutoresetMode.DISABLED``: a finished game stays over until
+  ``reset(games=...)`` deals it again; stepping it is an error (the single-game
+  Gymnasium env works this way).
 
-    env = LearnerEnv(num_envs=64, num_players=2, opponents={"greedy": (GreedyAgent(), 1.0)}, seed=0)
-    obs = env.reset()                               # (64, OBS_DIM)
-    while training:
-        actions = my_policy(obs, env.action_masks())   # (64,) legal action ids
-        obs, rewards, dones, infos = env.step(actions)
-        # dones[i]: game i ended (its new game's first observation is in obs[i]);
-        # infos[i] then has "episode", "win", "score", "terminal_observation"
-
-``aos_env.sb3.LearnerVecEnv`` wraps it as a stable-baselines3 ``VecEnv``.
+Every entry point checks its arguments (``aos_env.checks``) before it changes
+anything, and a step is atomic: if an opponent returns an illegal action (or
+raises), the env is put back exactly as it was before the step and an
+:class:`OpponentError` names the opponent.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import numpy as np
+from gymnasium.error import ResetNeeded
+from gymnasium.vector import AutoresetMode
 
 from . import core
-from .checks import check_int
+from .cards import CardSet, load_cards
+from .checks import (
+    ArgumentError, check_batch_memory, check_choice, check_float, check_int, check_optional_seed, check_string,
+    fail, parse_float_text,
+)
+from .core.state import GAME_DTYPE
+
+#: What ``step`` does with a learner action that is in the action space but not legal now.
+ILLEGAL_ACTIONS = ("terminate", "raise")
+#: Memory per game of a LearnerEnv: the engine's peak, the rollback copy of the game's record,
+#: and the observations (current, final, the agents' inputs) as float32.
+BYTES_PER_GAME = core.PEAK_BYTES_PER_GAME + GAME_DTYPE.itemsize + 3 * 4 * core.OBS_DIM
+#: Deals in a row that may end before the learner's first decision before ``step`` gives up.
+_MAX_REDEALS = 1000
+_OPPONENT_SEED_STEP = 11  # spec i of an opponent mix plays with seed + 11 * i (as train.py always did)
 
 
-def act_on_state(agent, state, games):
-    from agents import act_on_state as act  # the agents package depends on aos_env, not the reverse
+class OpponentError(ValueError):
+    """An opponent agent returned something that is not a legal action (or raised); the env was left
+    as it was before the step."""
 
-    return act(agent, state, games)
+
+def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
+    """What ``agent.act`` returns for the current players of ``games``, as it returned it.
+
+    The inputs are those of ``agents.act_on_state``: only agents with ``needs_state`` get a copy
+    of the games, agents with ``needs_obs = False`` an empty (n, 0) observation. The output is
+    not converted (``agents.act_on_state`` casts it to int64, which would hide a float action).
+    """
+    if getattr(agent, "needs_obs", True):
+        obs = core.observe(state, state.current_player[games], games=games)
+    else:
+        obs = np.zeros((games.size, 0), dtype=np.float32)
+    sub = state.take(games) if getattr(agent, "needs_state", False) else None
+    return agent.act(obs, state.legal_action_mask[games], sub)
+
+
+def _autoreset_mode(value: Any) -> AutoresetMode:
+    """``value`` as an AutoresetMode (a member or its value, e.g. "NextStep")."""
+    if isinstance(value, AutoresetMode):
+        return value
+    values = [m.value for m in AutoresetMode]
+    if isinstance(value, str) and value in values:
+        return AutoresetMode(value)
+    raise fail("autoreset_mode", "a gymnasium.vector.AutoresetMode or one of " + ", ".join(map(repr, values)), value)
+
+
+# ---- the opponent pool -------------------------------------------------------------------------
+
+
+def parse_mix_item(text: str, name: str = "value") -> tuple[str, float]:
+    """``"greedy@0.5"`` -> ``("greedy", 0.5)``; ``"random"`` -> ``("random", 1.0)`` (the spec is not built).
+    ``name``: the argument's name in messages (train.py's argparse strips "value")."""
+    if not isinstance(text, str):
+        raise fail(name, "spec@weight strings such as 'greedy@0.5'", text)
+    spec, sep, weight = text.rpartition("@")
+    if not sep:
+        spec, weight = text, "1"
+    if not spec.strip():
+        raise ArgumentError(f"{name} must be spec@weight (e.g. greedy@0.5), got {text!r}")
+    try:
+        w = parse_float_text("weight", weight.strip(), 0)
+    except ArgumentError as e:
+        raise ArgumentError(f"{name} {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
+    return spec.strip(), w
+
+
+class OpponentPool:
+    """Named opponent agents with draw weights: each new game draws, for every seat but the
+    learner's, an opponent with probability proportional to its weight.
+
+    Every change is checked before it is made: names are non-empty strings, agents have
+    ``act(obs, mask, state)``, weights are finite and >= 0, and the pool never loses its last
+    opponent of weight > 0. A removed (or replaced) opponent is no longer drawn, but the games
+    it is playing keep it until they end.
+    """
+
+    def __init__(self, opponents: Mapping[str, tuple[Any, float]] | None = None) -> None:
+        self._names: list[str | None] = []  # None: a removed opponent's slot (its agent may still play)
+        self._agents: list[Any] = []
+        self._weights = np.zeros(0)
+        if opponents is not None:
+            if not isinstance(opponents, Mapping):
+                raise fail("opponents", "a dict {name: (agent, weight)}", opponents)
+            for name, entry in opponents.items():
+                if not isinstance(entry, tuple) or len(entry) != 2:
+                    raise fail(f"opponents[{name!r}]", "an (agent, weight) pair", entry)
+                self.add(name, *entry)
+
+    @classmethod
+    def from_specs(cls, opponents: Any, seed: int | None = 0) -> "OpponentPool":
+        """A pool from agent specs, as ``train.py --opponents`` takes them:
+
+        - a string of ``spec@weight`` items separated by spaces: ``"greedy@0.5 random@0.5"``,
+          ``"greedy"`` (weight 1), ``"mc:rollouts=8@2"``;
+        - a list of such items: ``["greedy@0.5", "random"]``;
+        - a dict ``{spec: weight}`` or ``{name: (agent, weight)}``;
+        - an ``OpponentPool`` (returned as it is).
+
+        Spec ``i`` is built with ``make_agent(spec, seed=seed + 11 * i)``. ``self`` (the
+        learner's own snapshots) is train.py's alone: add snapshots with ``add``.
+        """
+        if isinstance(opponents, OpponentPool):
+            return opponents
+        seed = check_optional_seed("seed", seed)
+        allowed = "agent specs: 'greedy', 'greedy@0.5 random@0.5', a list of spec@weight, or a dict {spec: weight}"
+        if isinstance(opponents, str):
+            if not opponents.strip():
+                raise fail("opponents", allowed, opponents)
+            items = [parse_mix_item(t, "opponents") for t in opponents.split()]
+        elif isinstance(opponents, (list, tuple)):
+            if not opponents:
+                raise fail("opponents", allowed, opponents)
+            items = [parse_mix_item(t, "opponents") for t in opponents]
+        elif isinstance(opponents, Mapping):
+            if not opponents:
+                raise fail("opponents", allowed, opponents)
+            if all(isinstance(v, tuple) for v in opponents.values()):
+                pool = cls(opponents)
+                pool.check_drawable()
+                return pool
+            items = []
+            for spec, w in opponents.items():
+                check_string("opponents (a spec)", spec)
+                items.append((spec, check_float(f"opponents[{spec!r}]", w, 0)))
+        else:
+            raise fail("opponents", allowed, opponents)
+        from agents import make_agent
+
+        pool = cls()
+        for i, (spec, w) in enumerate(items):
+            if spec == "self":
+                raise ArgumentError("opponents: 'self' (the learner's own snapshots) is train.py's; add snapshots "
+                                    "with env.opponents.add(name, agent, weight)")
+            if spec in pool:
+                raise ArgumentError(f"opponents: {spec!r} is given twice")
+            pool.add(spec, make_agent(spec, seed=None if seed is None else seed + _OPPONENT_SEED_STEP * i), w)
+        pool.check_drawable()
+        return pool
+
+    # -- changes -----------------------------------------------------------------------------------
+
+    def add(self, name: str, agent: Any, weight: float = 1.0) -> None:
+        """Add an opponent (or replace the one of that name: games it is playing keep the old agent)."""
+        check_string("name", name)
+        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # an instance, not a class
+            raise fail("agent", "an agent with act(obs, mask, state) (agents.make_agent, agents.BaseAgent)", agent)
+        weight = check_float("weight", weight, 0)
+        if name in self and weight <= 0 and self._weights.sum() - self._weights[self._slot(name)] <= 0:
+            raise ArgumentError(f"weight: replacing {name!r} with weight 0 would leave no opponent of weight > 0")
+        if name in self:
+            self._retire(self._slot(name))
+        free = [i for i, a in enumerate(self._agents) if a is None]
+        if free:
+            i = free[0]
+            self._names[i], self._agents[i], self._weights[i] = name, agent, weight
+        else:
+            self._names.append(name)
+            self._agents.append(agent)
+            self._weights = np.append(self._weights, weight)
+
+    def remove(self, name: str) -> None:
+        """Stop drawing this opponent for new games (the games it is playing keep it)."""
+        i = self._slot(check_choice("name", name, self.names))
+        if self._weights.sum() - self._weights[i] <= 0:
+            raise ArgumentError(f"name: removing {name!r} would leave no opponent of weight > 0 (add another first)")
+        self._retire(i)
+
+    def set_weight(self, name: str, weight: float) -> None:
+        """Draw ``name`` with this weight from now on."""
+        i = self._slot(check_choice("name", name, self.names))
+        weight = check_float("weight", weight, 0)
+        if weight <= 0 and self._weights.sum() - self._weights[i] <= 0:
+            raise ArgumentError(f"weight: {name!r} is the only opponent of weight > 0; its weight must stay > 0")
+        self._weights[i] = weight
+
+    def _retire(self, i: int) -> None:
+        self._names[i] = None
+        self._weights[i] = 0.0
+
+    def release(self, in_use: np.ndarray) -> None:
+        """Forget removed opponents that no game in ``in_use`` (slot ids) plays any more."""
+        for i, name in enumerate(self._names):
+            if name is None and self._agents[i] is not None and not (in_use == i).any():
+                self._agents[i] = None
+
+    # -- reading -----------------------------------------------------------------------------------
+
+    @property
+    def names(self) -> list[str]:
+        return [n for n in self._names if n is not None]
+
+    def weights(self) -> dict[str, float]:
+        """{name: weight} of the opponents that new games draw from."""
+        return {n: float(w) for n, w in zip(self._names, self._weights) if n is not None}
+
+    def agents(self) -> dict[str, Any]:
+        return {n: a for n, a in zip(self._names, self._agents) if n is not None}
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self._names
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __repr__(self) -> str:
+        return "OpponentPool(" + ", ".join(f"{n}@{w:g}" for n, w in self.weights().items()) + ")"
+
+    def _slot(self, name: str) -> int:
+        return self._names.index(name)
+
+    def slot_name(self, slot: int) -> str:
+        """The name of a slot's opponent (a removed one keeps a name with '(removed)')."""
+        name = self._names[slot]
+        return name if name is not None else f"{self._agents[slot].name} (removed)"
+
+    def slot_agent(self, slot: int) -> Any:
+        return self._agents[slot]
+
+    def check_drawable(self, name: str = "opponents") -> None:
+        if not len(self) or self._weights.sum() <= 0:
+            given = " ".join(f"{n}@{w:g}" for n, w in self.weights().items()) or "no opponents"
+            raise ArgumentError(f"{name} must have at least one opponent of weight > 0, got {given}")
+
+    def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
+        """Slot ids of ``size`` opponents drawn by weight (use ``slot_agent`` / ``slot_name``)."""
+        return rng.choice(self._weights.size, size=size, p=self._weights / self._weights.sum())
+
+    def reseed(self, rng: np.random.Generator) -> None:
+        """Give every agent that has ``reset(seed=...)`` a new seed drawn from ``rng``."""
+        seeds = rng.integers(0, 2**62, size=len(self._agents))
+        for agent, s in zip(self._agents, seeds):
+            if agent is not None and callable(getattr(agent, "reset", None)):
+                agent.reset(seed=int(s))
+
+    def rng_states(self) -> list:
+        """The agents' numpy random streams, to be put back with ``set_rng_states`` (rollback)."""
+        return [a.rng.bit_generator.state if isinstance(getattr(a, "rng", None), np.random.Generator) else None
+                for a in self._agents]
+
+    def set_rng_states(self, states: list) -> None:
+        for a, s in zip(self._agents, states):
+            if s is not None:
+                a.rng.bit_generator.state = s
+
+
+# ---- the games that ended in a step ----------------------------------------------------------------
+
+
+@dataclass
+class Ended:
+    """The games that ended in one step (or reset), one entry per game, in game order."""
+
+    games: np.ndarray  # (n,) game index in the batch
+    final_obs: np.ndarray | None  # (n, OBS_DIM) the learner's last observation of the game
+    outcome: np.ndarray  # (n,) float32 the terminal reward: +1 win, -1/(P-1) loss, 0 truncated, illegal_reward
+    length: np.ndarray  # (n,) int64 the learner's decisions in the game
+    win: np.ndarray  # (n,) bool
+    score: np.ndarray  # (n,) int64 the learner's final score (R7.3)
+    margin: np.ndarray  # (n,) int64 its score minus the best other score
+    seat: np.ndarray  # (n,) int64 the learner's seat
+    terminated: np.ndarray  # (n,) bool: by the rules (or the learner's illegal action)
+    truncated: np.ndarray  # (n,) bool: by the turn limit (R7.5)
+    illegal: np.ndarray  # (n,) bool: ended by the learner's illegal action (illegal_action="terminate")
+    opponents: list[str]  # (n,) the opponents' names, comma separated
+
+    @classmethod
+    def none(cls) -> "Ended":
+        i, f, b = np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, bool)
+        return cls(i, np.zeros((0, core.OBS_DIM), np.float32), f, i, b, i, i, i, b, b, b, [])
+
+    @classmethod
+    def join(cls, parts: list["Ended"]) -> "Ended":
+        if not parts:
+            return cls.none()
+        if len(parts) == 1:
+            return parts[0]
+        order = np.argsort(np.concatenate([p.games for p in parts]), kind="stable")
+        out = {}
+        for name in cls.__dataclass_fields__:
+            if name == "opponents":
+                every = [o for p in parts for o in p.opponents]
+                out[name] = [every[i] for i in order]
+            elif name == "final_obs" and any(p.final_obs is None for p in parts):
+                out[name] = None  # filled in by step from its observations
+            else:
+                out[name] = np.concatenate([getattr(p, name) for p in parts])[order]
+        return cls(**out)
+
+
+def _score_and_lead(scores: np.ndarray, seat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From (n, P) final scores: the learner's score and its lead over the best other score (as
+    core.score_lead, without its argument checks: this runs every step)."""
+    rows = np.arange(seat.size)
+    mine = scores[rows, seat]
+    others = scores.copy()
+    others[rows, seat] = np.iinfo(others.dtype).min
+    return mine, mine - others.max(1)
+
+
+# ---- the loop -----------------------------------------------------------------------------------------
 
 
 class LearnerEnv:
-    """Many games, one learner seat each, opponents from a weighted pool.
+    """``num_envs`` games, one learner seat each, opponents from an :class:`OpponentPool`.
 
-    opponents: {name: (agent, weight)}; each new game draws, for every other
-    seat, an opponent with probability proportional to its weight.
-    shaping: if > 0, each step also rewards ``shaping`` times the change of the
-    learner's score lead (its score minus the best other score), a dense signal
-    on top of the final +1 / -1/(P-1) that sums to ``shaping`` times the final lead.
+    opponents: an ``OpponentPool`` or anything ``OpponentPool.from_specs`` takes ("greedy",
+    "greedy@0.5 random@0.5", a list or dict); default "random". seed: the first ``reset``'s
+    seed when it is given none (None: fresh entropy). max_turns: the turn limit (R7.5), at
+    least ``num_players`` so that every seat gets a turn. shaping: if > 0, each step also
+    rewards ``shaping`` times the change of the learner's score lead (its score minus the best
+    other score), a dense signal on top of the final +1 / -1/(P-1); over a game it sums to
+    ``shaping`` times (final lead - lead at the learner's first decision). autoreset_mode: see
+    the module docstring. illegal_action: what a learner action that is in the action space
+    but not legal does: "raise" (ArgumentError, nothing changes) or "terminate" (the game ends
+    for the learner with reward ``illegal_reward``, as PettingZoo's TerminateIllegalWrapper).
+    backend: the engine ("numba", "numpy" or None: ``core.default_backend()``).
     """
+
+    #: Games dealt ahead in one batch. A few games end at a time, and dealing them one by one
+    #: with ``core.reset`` costs a whole ``init`` each time.
+    RESERVE = 256
 
     def __init__(
         self,
         num_envs: int = 64,
         num_players: int = 2,
-        opponents: dict[str, tuple[Any, float]] | None = None,
-        seed: int = 0,
+        opponents: Any = None,
+        seed: int | None = None,
         max_turns: int = core.DEFAULT_MAX_TURNS,
         card_file=None,
         shaping: float = 0.0,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
+        backend: str | None = None,
+        cards: CardSet | None = None,
     ) -> None:
-        self.num_envs = check_int("num_envs", num_envs, 1)
-        self.num_players = check_int("num_players", num_players, 2, 4)
-        self.max_turns = max_turns
-        self.card_file = card_file
-        self.seed(seed)
-        self.names: list[str] = []
-        self.agents: list[Any] = []
-        self.weights = np.zeros(0)
-        if opponents is None:
-            from agents import RandomAgent
-
-            opponents = {"random": (RandomAgent(seed=seed), 1.0)}
-        for name, (agent, weight) in opponents.items():
-            self.add_opponent(name, agent, weight)
+        N = check_int("num_envs", num_envs, 1)
+        P = check_int("num_players", num_players, core.constants.MIN_PLAYERS, core.constants.MAX_PLAYERS)
+        check_batch_memory("num_envs", N, BYTES_PER_GAME)
+        self.max_turns = check_int("max_turns", max_turns, 1)
+        if self.max_turns < P:
+            raise ArgumentError(f"max_turns must be an int >= {P} (num_players: every seat, the learner's too, "
+                                f"needs a turn), got {max_turns!r}")
+        self.shaping = check_float("shaping", shaping, 0)
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        self.illegal_reward = check_float("illegal_reward", illegal_reward)
+        self.backend = check_choice("backend", backend, (None, *core.BACKENDS))
+        self._first_seed = check_optional_seed("seed", seed)
+        if cards is not None and not isinstance(cards, CardSet):
+            raise fail("cards", "a CardSet (aos_env.cards.load_cards) or None", cards)
+        self.cards = cards if cards is not None else load_cards(card_file)
+        self.opponents = OpponentPool.from_specs("random" if opponents is None else opponents, seed=self._first_seed)
+        self.num_envs, self.num_players = N, P
         self.state: core.State | None = None
-        self.seat = np.zeros(num_envs, dtype=np.int64)
-        self.lineup = np.zeros((num_envs, num_players), dtype=np.int64)  # opponent index per seat (-1: learner)
-        self.lengths = np.zeros(num_envs, dtype=np.int64)
-        self.shaping = float(shaping)
-        self.margin = np.zeros(num_envs)  # learner's current score lead, for reward shaping
-        self._reserve: core.State | None = None  # new games started ahead (see _restart)
+        self.rng: np.random.Generator | None = None
+        self.seat = np.zeros(N, dtype=np.int64)
+        self.lineup = np.zeros((N, P), dtype=np.int64)  # opponent slot per seat (-1: the learner)
+        self.lengths = np.zeros(N, dtype=np.int64)  # learner decisions in the current game
+        self.margin = np.zeros(N)  # learner's score lead at its last decision, for shaping
+        self.reported = np.zeros(N, dtype=bool)  # game over and reported (NEXT_STEP / DISABLED: awaits its deal)
+        self.illegal = np.zeros(N, dtype=bool)  # game ended by the learner's illegal action
+        self._next_seed = 0
+        self._reserve: core.State | None = None  # games dealt ahead (see _deal)
         self._reserve_used = 0
 
-    def seed(self, seed: int) -> None:
-        """Seed the env's own draws: game seeds, learner seats and opponent line-ups."""
+    # -- seeds and dealing ------------------------------------------------------------------------
+
+    def _seed(self, seed: int | None) -> None:
+        """Seed the env's own stream (game seeds, seats, line-ups) and the opponents'."""
         self.rng = np.random.default_rng(seed)
-        self._next_seed = int(self.rng.integers(2**31))
-
-    # -- the opponent pool ----------------------------------------------------------
-
-    def add_opponent(self, name: str, agent: Any, weight: float = 1.0) -> None:
-        """Add (or replace) an opponent; new games draw it with probability ~ weight."""
-        if name in self.names:
-            i = self.names.index(name)
-            self.agents[i], self.weights[i] = agent, weight
-            return
-        self.names.append(name)
-        self.agents.append(agent)
-        self.weights = np.append(self.weights, float(weight))
-
-    def remove_opponent(self, name: str) -> None:
-        """Stop drawing this opponent for new games (running games keep it)."""
-        i = self.names.index(name)
-        self.weights[i] = 0.0
-
-    # -- gym-like API ----------------------------------------------------------------
+        self._next_seed = int(self.rng.integers(2**62))  # game seeds count up from here, far below 2**63
+        self._reserve = None
+        self.opponents.reseed(self.rng)
 
     def _seeds(self, n: int) -> np.ndarray:
-        out = self._next_seed + np.arange(n)
+        out = self._next_seed + np.arange(n, dtype=np.int64)
         self._next_seed += n
         return out
 
-    def _new_lineups(self, games: np.ndarray) -> None:
-        n, P = games.size, self.num_players
-        p = self.weights / self.weights.sum()
-        self.seat[games] = self.rng.integers(0, P, size=n)
-        self.lineup[games] = self.rng.choice(len(self.agents), size=(n, P), p=p)
-        self.lineup[games, self.seat[games]] = -1
-        self.lengths[games] = 0
-
-    def reset(self) -> np.ndarray:
-        """Start all games; returns the learner's first observations (N, OBS_DIM)."""
-        if self.weights.sum() <= 0:
-            raise ValueError("the opponent pool is empty: add_opponent(...) first")
-        N = self.num_envs
-        self._reserve = None
-        self.state = core.init(N, self.num_players, seed=self._seeds(N), max_turns=self.max_turns,
-                               card_file=self.card_file)
-        self._new_lineups(np.arange(N))
-        self._play_opponents(np.arange(N))
-        self.margin[:] = self._margin(np.arange(N))
-        return self.observe()
-
-    def _margin(self, games: np.ndarray) -> np.ndarray:
-        """Learner's score minus the best other score, in games ``games``."""
-        return core.score_lead(self.state, games, self.seat[games])
-
-    def observe(self) -> np.ndarray:
-        return core.observe(self.state, self.seat)
-
-    def action_masks(self) -> np.ndarray:
-        """(N, 44) bool: the learner's legal actions in each game."""
-        return self.state.legal_action_mask.copy()
-
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
-        """Apply the learner's actions, play the opponents, restart finished games.
-
-        Returns (obs, rewards, dones, infos) in the VecEnv convention.
-        """
-        state = self.state
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        core.step(state, actions)
-        self.lengths += 1
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
-        dones = np.zeros(self.num_envs, dtype=bool)
-        infos: list[dict] = [{} for _ in range(self.num_envs)]
-        self._play_opponents(np.arange(self.num_envs), rewards, dones, infos)
-        if self.shaping:
-            going = np.nonzero(~dones)[0]  # finished games got their last shaping term in _finish
-            margin = self._margin(going)
-            rewards[going] += self.shaping * (margin - self.margin[going])
-            self.margin[going] = margin
-        return self.observe(), rewards, dones, infos
-
-    def _finish(self, done: np.ndarray, rewards: np.ndarray, infos: list[dict]) -> None:
-        """Final rewards and infos of the games ``done`` that just ended; then restart them."""
-        state = self.state
-        seat = self.seat[done]
-        rows = np.arange(done.size)
-        rewards[done] += state.rewards[done, seat]
-        margin = self._margin(done)
-        if self.shaping:
-            rewards[done] += self.shaping * (margin - self.margin[done])
-        last_obs = core.observe(state, seat, games=done)
-        mine = core.final_scores(state, done)[rows, seat]
-        win = state.rewards[done, seat] == 1.0  # end_games gave the winner +1 (a truncated game: 0)
-        for j, i in enumerate(done):
-            opp = sorted({self.names[a] for a in self.lineup[i] if a >= 0})
-            infos[i] = {
-                "terminal_observation": last_obs[j],
-                "episode": {"r": float(state.rewards[i, seat[j]]), "l": int(self.lengths[i])},
-                "win": bool(win[j]),
-                "is_success": bool(win[j]),
-                "score": int(mine[j]),
-                "margin": int(margin[j]),
-                "truncated": bool(state.truncated[i]),
-                "TimeLimit.truncated": bool(state.truncated[i]),
-                "opponents": ",".join(opp),
-                "seat": int(seat[j]),
-            }
-        self._restart(done)
-        self._new_lineups(done)
-        if self.shaping:
-            self.margin[done] = self._margin(done)
-
-    #: Games started ahead in one batch. A few games end at a time, and starting them
-    #: with ``core.reset`` costs a whole ``init`` (some hundred numpy calls) each time.
-    RESERVE = 256
-
-    def _restart(self, games: np.ndarray) -> None:
-        """Put new games (the next seeds, started ahead in batches) in positions ``games``."""
+    def _deal(self, games: np.ndarray) -> None:
+        """New games (the next seeds, dealt ahead in batches) in positions ``games``, new seats and line-ups."""
         done = 0
         while done < games.size:
             if self._reserve is None or self._reserve_used == self._reserve.batch_size:
                 self._reserve = core.init(self.RESERVE, self.num_players, seed=self._seeds(self.RESERVE),
-                                          max_turns=self.max_turns, cards=self.state.cards)
+                                          max_turns=self.max_turns, cards=self.cards, backend=self.state.backend)
                 self._reserve_used = 0
             n = min(games.size - done, self._reserve.batch_size - self._reserve_used)
-            fresh = self._reserve.take(np.arange(self._reserve_used, self._reserve_used + n))
-            self.state.put(games[done : done + n], fresh)
+            self.state.put(games[done: done + n], self._reserve.take(np.arange(self._reserve_used,
+                                                                                self._reserve_used + n)))
             self._reserve_used += n
             done += n
+        self._new_lineups(games)
 
-    def _play_opponents(
-        self, games: np.ndarray, rewards: np.ndarray | None = None, dones: np.ndarray | None = None,
-        infos: list[dict] | None = None,
-    ) -> None:
-        """Let opponents act in ``games`` until each waits for the learner.
+    def _new_lineups(self, games: np.ndarray) -> None:
+        n, P = games.size, self.num_players
+        self.seat[games] = self.rng.integers(0, P, size=n)
+        self.lineup[games] = self.opponents.draw(self.rng, (n, P))
+        self.lineup[games, self.seat[games]] = -1
+        self.lengths[games] = 0
+        self.reported[games] = False
+        self.illegal[games] = False
 
-        With ``dones``: a game that ends (by the learner's action or an
-        opponent's) is finished (``_finish``) and restarted at once, and its new
-        game's opponents play in the same loop, so the restarted games cost no
-        engine calls of their own. A game is restarted once per step at most
-        (a new game that ends again at once stays over until the next step).
+    # -- rollback -------------------------------------------------------------------------------------
+
+    _BOOKKEEPING = ("seat", "lineup", "lengths", "margin", "reported", "illegal")
+
+    def _save(self) -> tuple:
+        arrays = {k: getattr(self, k).copy() for k in self._BOOKKEEPING}
+        rng = None if self.rng is None else self.rng.bit_generator.state
+        # the records as raw bytes: a structured copy is several times slower than a plain memory copy
+        records = None if self.state is None else self.state.records.view(np.uint8).copy()
+        return (self.state, records, arrays, rng,
+                self._next_seed, self._reserve, self._reserve_used, self.opponents.rng_states())
+
+    def _restore(self, saved: tuple) -> None:
+        state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_used, agent_rngs = saved
+        self.state = state
+        if state is not None:
+            state.records.view(np.uint8)[...] = records
+        for k, v in arrays.items():
+            getattr(self, k)[...] = v
+        if rng is not None:
+            self.rng.bit_generator.state = rng
+        self.opponents.set_rng_states(agent_rngs)
+
+    # -- the API ---------------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, games: Any = None) -> np.ndarray:
+        """Deal new games: all of them, or with ``games`` (a (N,) bool mask or game indices) only those.
+
+        ``seed``: reseeds the env's stream (and the opponents') first; None continues it (the
+        first reset then uses the constructor's seed, or fresh entropy). Returns the learner's
+        observations (N, OBS_DIM). No game ends here: one that ends before the learner's first
+        decision is dealt again.
+        """
+        seed = check_optional_seed("seed", seed)
+        if games is not None:
+            if self.state is None:
+                raise ResetNeeded("reset(games=...) needs the games dealt first: call reset() without games")
+            games = self._check_games(games)
+        saved = self._save()
+        try:
+            if seed is not None or self.rng is None:
+                self._seed(seed if seed is not None else self._first_seed)
+            if games is None:
+                games = np.arange(self.num_envs)
+                self.state = core.init(self.num_envs, self.num_players, seed=self._seeds(self.num_envs),
+                                       max_turns=self.max_turns, cards=self.cards, backend=self.backend)
+                self._reserve = None
+                self._new_lineups(games)
+            else:
+                self._deal(games)
+            rewards = np.zeros(self.num_envs, dtype=np.float32)
+            self._play_opponents(games, rewards, [])
+            if self.shaping:
+                self.margin[games] = _score_and_lead(core.final_scores(self.state, games), self.seat[games])[1]
+        except BaseException:
+            self._restore(saved)
+            raise
+        return self.observe()
+
+    def _check_games(self, games: Any) -> np.ndarray:
+        N = self.num_envs
+        arr = np.asarray(games) if isinstance(games, (list, tuple, np.ndarray)) else None
+        if arr is not None and arr.dtype == bool and arr.shape == (N,):
+            return np.flatnonzero(arr)
+        if arr is not None and arr.ndim == 1 and arr.dtype.kind in "iu" and arr.size:
+            if arr.min() >= 0 and arr.max() < N and np.unique(arr).size == arr.size:
+                return arr.astype(np.int64)
+        raise fail("games", f"a bool mask of shape ({N},) or distinct game indices 0..{N - 1}", games)
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64 (N,), or ArgumentError: one action id 0..43 per game (Python or numpy
+        ints; not floats, bools or strings), legal in every game that waits for the learner
+        (with illegal_action="raise"). Changes nothing."""
+        if self.state is None:
+            raise ResetNeeded("step() called before reset(): call reset() first")
+        N, A = self.num_envs, core.NUM_ACTIONS
+        allowed = f"an integer array of shape ({N},) with action ids 0..{A - 1}"
+        a = actions if isinstance(actions, np.ndarray) else None
+        if a is None:
+            if not isinstance(actions, (list, tuple)):
+                raise fail("actions", allowed, actions)
+            try:
+                a = np.asarray(actions)
+            except (ValueError, TypeError):
+                raise fail("actions", allowed, actions) from None
+            if a.dtype.kind not in "iu" and not (a.size == 0 and N == 0):
+                raise fail("actions", allowed, actions)
+        if a.shape != (N,) or a.dtype.kind not in "iu":
+            raise fail("actions", allowed, a)
+        bad = (a < 0) | (a >= A)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ArgumentError(f"actions must be action ids 0..{A - 1}, got {a[i]} for game {i}")
+        a = a.astype(np.int64)
+        if self.autoreset_mode == AutoresetMode.DISABLED and self.reported.any():
+            over = np.flatnonzero(self.reported)
+            raise ResetNeeded(f"games {over[:10].tolist()} are over: deal them again with reset(games=...) "
+                              "(autoreset_mode DISABLED) before stepping")
+        if self.illegal_action == "raise":
+            live = ~self.reported
+            illegal = live & ~self.state.legal_action_mask[np.arange(N), a]
+            if illegal.any():
+                lines = [core.describe_illegal(self.state, int(g), int(a[g])) for g in np.flatnonzero(illegal)[:3]]
+                raise ArgumentError("actions must be legal (see action_masks()): " + "; ".join(lines))
+        return a
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Ended]:
+        """Apply the learner's actions, play the opponents, handle finished games (autoreset mode).
+
+        Returns obs (N, OBS_DIM), rewards (N,) float32, terminated (N,), truncated (N,) and
+        ``Ended`` (the games that ended in this step, with their final observations).
+        """
+        a = self.check_actions(actions)
+        self.opponents.release(self.lineup)  # agents removed from the pool that no game plays any more
+        saved = self._save()
+        try:
+            return self._step(a)
+        except BaseException:
+            self._restore(saved)
+            raise
+
+    def _step(self, a: np.ndarray):
+        state, N = self.state, self.num_envs
+        rewards = np.zeros(N, dtype=np.float32)
+        ended: list[Ended] = []
+        pending = np.flatnonzero(self.reported)  # NEXT_STEP: finished games whose action is ignored
+        if pending.size:
+            self._deal(pending)
+        playing = ~self.reported
+        playing[pending] = False
+        learner = np.flatnonzero(playing)
+        if self.illegal_action == "terminate":
+            legal = state.legal_action_mask[learner, a[learner]]
+            bad = learner[~legal]
+            if bad.size:
+                core.truncate(state, bad)  # the game ends for the learner (reported as terminated)
+                self.illegal[bad] = True
+                learner = learner[legal]
+        self.lengths[playing] += 1
+        if learner.size == N:
+            core.step(state, a)
+        elif learner.size:
+            core.step(state, a[learner], games=learner)
+        self._play_opponents(np.arange(N), rewards, ended)
+        obs = self.observe()
+        out = Ended.join(ended)
+        if out.final_obs is None:
+            out.final_obs = obs[out.games].copy()
+        if self.shaping:
+            _, margin = _score_and_lead(core.final_scores(state), self.seat)
+            going = playing.copy()
+            going[out.games] = False  # their last shaping term came with their end
+            rewards[going] += np.float32(self.shaping) * (margin[going] - self.margin[going]).astype(np.float32)
+            self.margin[:] = margin
+        terminated = np.zeros(N, dtype=bool)
+        truncated = np.zeros(N, dtype=bool)
+        terminated[out.games] = out.terminated
+        truncated[out.games] = out.truncated
+        return obs, rewards, terminated, truncated, out
+
+    def observe(self) -> np.ndarray:
+        """(N, OBS_DIM) the learner's observation in each game (a finished game's last one)."""
+        if self.state is None:
+            raise ResetNeeded("observe() called before reset(): call reset() first")
+        return core.observe(self.state, self.seat)
+
+    def action_masks(self) -> np.ndarray:
+        """(N, 44) bool: the learner's legal actions. A game that awaits its deal (NEXT_STEP) allows
+        every action (the next step ignores it; an all-False mask would break masked sampling)."""
+        if self.state is None:
+            raise ResetNeeded("action_masks() called before reset(): call reset() first")
+        masks = self.state.legal_action_mask.copy()
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            masks[self.reported] = True
+        return masks
+
+    # -- inside a step ------------------------------------------------------------------------------
+
+    def _end(self, games: np.ndarray, rewards: np.ndarray) -> Ended:
+        """Rewards and the record of the games ``games`` that just ended (before they are dealt again)."""
+        state, seat = self.state, self.seat[games]
+        illegal = self.illegal[games]
+        outcome = np.where(illegal, np.float32(self.illegal_reward), state.rewards[games, seat]).astype(np.float32)
+        mine, margin = _score_and_lead(core.final_scores(state, games), seat)
+        rewards[games] += outcome
+        if self.shaping:
+            shaped = ~illegal
+            rewards[games[shaped]] += np.float32(self.shaping) * (margin[shaped] - self.margin[games[shaped]]).astype(
+                np.float32)
+        # NEXT_STEP and DISABLED: the step's own observations are the final ones (filled in by step)
+        final_obs = core.observe(state, seat, games=games) if self.autoreset_mode == AutoresetMode.SAME_STEP else None
+        names = [", ".join(sorted({self.opponents.slot_name(s) for s in row if s >= 0})) for row in self.lineup[games]]
+        return Ended(
+            games=games.copy(), final_obs=final_obs, outcome=outcome, length=self.lengths[games].copy(),
+            win=(state.rewards[games, seat] == 1.0) & ~illegal, score=mine.astype(np.int64),
+            margin=margin.astype(np.int64), seat=seat.copy(), terminated=state.terminated[games] | illegal,
+            truncated=state.truncated[games] & ~illegal, illegal=illegal.copy(), opponents=names,
+        )
+
+    def _play_opponents(self, games: np.ndarray, rewards: np.ndarray, ended: list[Ended]) -> None:
+        """Let opponents act in ``games`` until each waits for the learner or is over and reported.
+
+        A game that ends after the learner's first decision is reported (``ended``); with
+        SAME_STEP it is dealt again at once and its new game's opponents play in the same loop,
+        so restarted games cost no engine calls of their own. A game that ends before the
+        learner's first decision (possible only with a very short turn limit) is not an episode:
+        it is dealt again.
         """
         state = self.state
+        redeals = 0
         while True:
             over = state.terminated[games] | state.truncated[games]
-            if dones is not None:
-                ended = games[over & ~dones[games]]
-                if ended.size:
-                    dones[ended] = True
-                    self._finish(ended, rewards, infos)
-                    over = state.terminated[games] | state.truncated[games]
+            new_end = games[over & ~self.reported[games]]
+            if new_end.size:
+                played = self.lengths[new_end] > 0
+                unplayed = new_end[~played]
+                if new_end[played].size:
+                    g = new_end[played]
+                    ended.append(self._end(g, rewards))
+                    self.reported[g] = True
+                    if self.autoreset_mode == AutoresetMode.SAME_STEP:
+                        self._deal(g)
+                if unplayed.size:
+                    redeals += 1
+                    if redeals > _MAX_REDEALS:
+                        raise RuntimeError(f"games keep ending before the learner's first decision "
+                                           f"(max_turns={self.max_turns} is too short?)")
+                    self._deal(unplayed)
+                continue
             live = games[~over]
             who = self.lineup[live, state.current_player[live]]
-            theirs = live[who >= 0]
-            if not theirs.size:
+            mine = who >= 0
+            if not mine.any():
                 return
-            who = who[who >= 0]
-            actions = np.zeros(state.batch_size, dtype=np.int64)
-            for a in np.unique(who):
-                g = theirs[who == a]
-                actions[g] = act_on_state(self.agents[a], state, g)
+            theirs, who = live[mine], who[mine]
+            actions = np.zeros(theirs.size, dtype=np.int64)
+            for slot in np.unique(who):
+                sel = who == slot
+                actions[sel] = self._opponent_actions(int(slot), theirs[sel])
             # step only the games where an opponent acts: the others keep waiting for the learner
-            core.step(state, actions[theirs], games=theirs)
+            core.step(state, actions, games=theirs)
+
+    def _opponent_actions(self, slot: int, games: np.ndarray) -> np.ndarray:
+        """The actions of the opponent in ``slot`` for ``games``, checked: OpponentError if not legal."""
+        agent, name = self.opponents.slot_agent(slot), self.opponents.slot_name(slot)
+        try:
+            out = act_on_state(agent, self.state, games)
+        except Exception as e:
+            raise OpponentError(f"opponent {name!r} ({agent!r}) raised {type(e).__name__}: {e}; the env is as it "
+                                "was before the step") from e
+        a = np.asarray(out) if isinstance(out, (np.ndarray, list, tuple)) else None
+        if a is None or a.shape != (games.size,) or a.dtype.kind not in "iu":
+            raise OpponentError(f"opponent {name!r} ({agent!r}) must return {games.size} action ids (an integer "
+                                f"array of shape ({games.size},)), got {out!r:.80}; the env is as it was before "
+                                "the step")
+        a = a.astype(np.int64)
+        ok = (a >= 0) & (a < core.NUM_ACTIONS)
+        ok[ok] = self.state.legal_action_mask[games[ok], a[ok]]
+        if not ok.all():
+            bad = np.flatnonzero(~ok)
+            lines = [core.describe_illegal(self.state, int(games[i]), int(a[i])) for i in bad[:3]]
+            raise OpponentError(f"opponent {name!r} ({agent!r}) chose an illegal action: " + "; ".join(lines)
+                                + "; the env is as it was before the step")
+        return a
+
+    def __repr__(self) -> str:
+        return (f"LearnerEnv({self.num_envs} games, {self.num_players} players, opponents={self.opponents!r}, "
+                f"autoreset_mode={self.autoreset_mode.name})")
+

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import core
 from .checks import MAX_SEED, float_arg, int_arg, seed_arg
-from .env import raw_env
+from .aec_env import raw_env
 from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
 from .replay import new_replay_path
 

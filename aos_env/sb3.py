@@ -1,7 +1,13 @@
-"""stable-baselines3 adapter: ``LearnerVecEnv`` wraps ``LearnerEnv`` as a ``VecEnv``.
+"""stable-baselines3 adapter: ``LearnerVecEnv``, the Gymnasium vector env as an SB3 ``VecEnv``.
 
-Importing this module needs stable-baselines3 (the ``train`` extra);
-``import aos_env`` alone does not.
+Importing this module needs stable-baselines3 (the ``train`` extra); ``import aos_env`` alone does not.
+
+    venv = LearnerVecEnv(num_envs=1024, num_players=2, opponents="greedy@0.5 random@0.5", shaping=0.02)
+    model = MaskablePPO("MlpPolicy", VecMonitor(venv, info_keywords=("win", "score")))
+
+It sits on ``aos_env.gym_env.AgeOfSummonersVectorEnv`` in ``AutoresetMode.SAME_STEP``,
+which is SB3's convention: a finished game is dealt again within the step, and its last
+observation is in ``infos[i]["terminal_observation"]``.
 """
 
 from __future__ import annotations
@@ -9,69 +15,137 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from . import core
-from .env import observation_box
-from .learner_env import LearnerEnv
+from .checks import ArgumentError, check_int, check_optional_seed, check_sequence, check_string, fail
+from .gym_env import AgeOfSummonersVectorEnv
+from .learner_env import OpponentPool
 
 
 class LearnerVecEnv(VecEnv):
     """A ``VecEnv`` over the batched engine (no per-game Python env objects).
 
-    ``action_masks()`` gives the legal actions for sb3-contrib's MaskablePPO.
-    Finished games restart by themselves; their last observation is in
-    ``infos[i]["terminal_observation"]``, with ``win``, ``score`` and
-    ``episode`` for ``VecMonitor``.
+    Give either an ``AgeOfSummonersVectorEnv`` made with ``autoreset_mode=SAME_STEP``, or the
+    keyword arguments to make one (``num_envs``, ``num_players``, ``opponents``, ``max_turns``,
+    ``shaping``, ``illegal_action`` (default "raise": a masked policy never picks an illegal
+    action, so one is a bug), ...; ``seed``: the first reset's seed, as SB3's ``seed()``).
+
+    ``action_masks()`` gives the legal actions for sb3-contrib's MaskablePPO. Finished games
+    restart by themselves; ``infos[i]`` of a game that ended has ``terminal_observation``,
+    ``TimeLimit.truncated``, ``episode`` (``r``: the outcome without shaping, ``l``: its
+    length), ``win``, ``is_success``, ``score``, ``margin``, ``seat`` and ``opponents``.
+    The other infos are empty.
     """
 
-    def __init__(self, env: LearnerEnv) -> None:
-        self.env = env
-        super().__init__(env.num_envs, observation_box(), spaces.Discrete(core.NUM_ACTIONS))
+    def __init__(self, env: AgeOfSummonersVectorEnv | None = None, *, seed: int | None = None, **kwargs: Any) -> None:
+        seed = check_optional_seed("seed", seed)
+        if env is None:
+            kwargs.setdefault("illegal_action", "raise")
+            env = AgeOfSummonersVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
+        elif kwargs:
+            raise ArgumentError(f"give either env or the arguments to make one, not both (got env and "
+                                f"{', '.join(sorted(kwargs))})")
+        if not isinstance(env, AgeOfSummonersVectorEnv):
+            raise fail("env", "an aos_env.gym_env.AgeOfSummonersVectorEnv (or None, with its arguments)", env)
+        if env.autoreset_mode != AutoresetMode.SAME_STEP:
+            raise ArgumentError(f"env must reset finished games in the same step, as SB3 does "
+                                f"(autoreset_mode=AutoresetMode.SAME_STEP), got {env.autoreset_mode}")
+        self.venv = env
+        self.render_mode = env.render_mode
+        super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
+        self._seed = seed
         self._actions: np.ndarray | None = None
 
+    @property
+    def opponents(self) -> OpponentPool:
+        """The opponent pool (add self-play snapshots here)."""
+        return self.venv.opponents
+
     def reset(self) -> np.ndarray:
-        return self.env.reset()
+        obs, _ = self.venv.reset(seed=self._seed)
+        self._seed = None  # a seed applies to the next reset only (SB3's convention)
+        self.reset_infos = [{} for _ in range(self.num_envs)]
+        return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        self._actions = self.venv.learner.check_actions(actions)
 
     def step_wait(self):
-        return self.env.step(self._actions)
+        if self._actions is None:
+            raise ArgumentError("step_wait() needs actions: call step_async(actions) first")
+        actions, self._actions = self._actions, None
+        obs, rewards, terminated, truncated, infos = self.venv.step(actions)
+        dones = terminated | truncated
+        out: list[dict] = [{} for _ in range(self.num_envs)]
+        if dones.any():
+            final_obs, final = infos["final_obs"], infos["final_info"]
+            for i in np.flatnonzero(dones):
+                out[i] = {
+                    "terminal_observation": final_obs[i],
+                    "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
+                    "episode": {"r": float(final["outcome"][i]), "l": int(final["length"][i])},
+                    "win": bool(final["win"][i]), "is_success": bool(final["win"][i]),
+                    "score": int(final["score"][i]), "margin": int(final["margin"][i]),
+                    "truncated": bool(truncated[i]), "seat": int(final["seat"][i]),
+                    "opponents": final["opponents"][i], "illegal_action": bool(final["illegal_action"][i]),
+                }
+        return obs, rewards, dones, out
 
     def action_masks(self) -> np.ndarray:
-        return self.env.action_masks()
+        return self.venv.action_masks()
 
     def close(self) -> None:
-        pass
+        self.venv.close()
 
     def _indices(self, indices) -> Sequence[int]:
+        """``indices`` as a list of game indices (None: every game)."""
+        N = self.num_envs
         if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return indices
+            return range(N)
+        allowed = f"None, a game index 0..{N - 1} or a list of them"
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
+            return [check_int("indices", indices, 0, N - 1)]
+        try:
+            items = check_sequence("indices", indices)
+        except ArgumentError:
+            raise fail("indices", allowed, indices) from None
+        return [check_int("indices", i, 0, N - 1) for i in items]
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        value = getattr(self, attr_name)
-        return [value for _ in self._indices(indices)]
+        """The attribute of the vector env (all games share it), once per index."""
+        check_string("attr_name", attr_name)
+        idx = self._indices(indices)
+        target = self if attr_name in ("render_mode", "num_envs", "observation_space", "action_space") else self.venv
+        if not hasattr(target, attr_name):
+            raise AttributeError(f"attr_name: the env has no attribute {attr_name!r}")
+        value = getattr(target, attr_name)
+        return [value for _ in idx]
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
+        """Set an attribute of the vector env: all games share it, so ``indices`` must be every game."""
+        check_string("attr_name", attr_name)
+        idx = list(self._indices(indices))
+        if sorted(idx) != list(range(self.num_envs)):
+            raise ArgumentError("indices: the games share one env object; set_attr takes indices=None (every game)")
+        setattr(self.venv, attr_name, value)
 
     def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
+        check_string("method_name", method_name)
         idx = list(self._indices(indices))
         if method_name == "action_masks":
-            masks = self.env.action_masks()
+            masks = self.venv.action_masks()
             return [masks[i] for i in idx]
-        result = getattr(self, method_name)(*args, **kwargs)
+        method = getattr(self.venv, method_name, None)
+        if not callable(method):
+            raise AttributeError(f"method_name: the env has no method {method_name!r}")
+        result = method(*args, **kwargs)
         return [result for _ in idx]
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._indices(indices)]
 
     def seed(self, seed: int | None = None) -> list[int | None]:
-        if seed is not None:
-            self.env.seed(seed)
-        return [seed for _ in range(self.num_envs)]
+        """Seed the next reset (None: keep the env's current stream)."""
+        self._seed = check_optional_seed("seed", seed)
+        return [self._seed for _ in range(self.num_envs)]

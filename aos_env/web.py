@@ -31,7 +31,7 @@ from typing import Callable, TextIO
 import numpy as np
 
 from .core import Phase, final_scores
-from .env import raw_env
+from .aec_env import raw_env
 from .render import QUESTIONS, agent_name, describe_seen, legal_actions_text
 from .replay import new_replay_path
 from .svg import render_svg

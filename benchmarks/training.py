@@ -21,20 +21,19 @@ def _train_defaults() -> argparse.Namespace:
 def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     """Train MaskablePPO with train.py's defaults (greedy and random opponents) for ``timesteps``
     and time the env's part."""
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import GreedyAgent, RandomAgent
-    from aos_env.learner_env import LearnerEnv
+    from aos_env.learner_env import OpponentPool
     from aos_env.sb3 import LearnerVecEnv
 
     spent = [0.0]
 
     def timed(method):
-        def call(self, *args):
+        def call(self, *args, **kwargs):
             t = time.perf_counter()
-            out = method(self, *args)
+            out = method(self, *args, **kwargs)
             spent[0] += time.perf_counter() - t
             return out
 
@@ -42,13 +41,17 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
 
     class TimedVecEnv(LearnerVecEnv):
         reset = timed(LearnerVecEnv.reset)
+        step_async = timed(LearnerVecEnv.step_async)
         step_wait = timed(LearnerVecEnv.step_wait)
         action_masks = timed(LearnerVecEnv.action_masks)
+        env_method = timed(LearnerVecEnv.env_method)  # MaskablePPO reads the masks through env_method
 
     args = _train_defaults()
-    torch.set_num_threads(args.threads)
-    pool = {"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)}
-    env = VecMonitor(TimedVecEnv(LearnerEnv(num_envs, 2, pool, seed=seed, shaping=args.shaping)))
+    import train
+
+    train.set_threads(args.threads)  # as train.py does: torch's and the engine's threads
+    pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
+    env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
                         gamma=args.gamma, policy_kwargs={"net_arch": list(args.net_arch)},
                         seed=seed, device="cpu")

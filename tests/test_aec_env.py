@@ -8,7 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 import aos_env
 from aos_env import core
-from aos_env.env import INFO_KEYS
+from aos_env.aec_env import INFO_KEYS
 from aos_env.positions import position
 
 

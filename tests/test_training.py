@@ -1,4 +1,5 @@
-"""The batched training env (LearnerEnv / LearnerVecEnv), MaskablePPO on it, and train.py end to end."""
+"""The batched training env (the Gymnasium vector env and its SB3 adapter LearnerVecEnv), MaskablePPO on
+it, and train.py end to end."""
 
 from __future__ import annotations
 
@@ -10,71 +11,78 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from gymnasium.vector import AutoresetMode
+
 from aos_env import core
-from aos_env.learner_env import LearnerEnv
+from aos_env.gym_env import AgeOfSummonersVectorEnv
+from aos_env.learner_env import OpponentPool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def greedy_random_pool():
+def greedy_random_pool() -> OpponentPool:
     from agents import GreedyAgent, RandomAgent
 
-    return {"random": (RandomAgent(seed=1), 1.0), "greedy": (GreedyAgent(), 1.0)}
+    return OpponentPool({"random": (RandomAgent(seed=1), 1.0), "greedy": (GreedyAgent(), 1.0)})
 
 
 def test_import_aos_env_does_not_load_torch_or_sb3() -> None:
-    code = ("import sys, aos_env, aos_env.core, aos_env.learner_env; "
+    code = ("import sys, aos_env, aos_env.core, aos_env.learner_env, aos_env.gym_env; "
             "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_learner_env_plays_whole_games_without_sb3(players: int) -> None:
-    env = LearnerEnv(num_envs=16, num_players=players, opponents=greedy_random_pool(), seed=players, shaping=0.05)
-    obs = env.reset()
+def test_vector_env_plays_whole_games_without_sb3(players: int) -> None:
+    envs = AgeOfSummonersVectorEnv(num_envs=16, num_players=players, opponents=greedy_random_pool(), shaping=0.05,
+                                   autoreset_mode=AutoresetMode.SAME_STEP, illegal_action="raise")
+    learner = envs.learner
+    obs, _ = envs.reset(seed=players)
     assert obs.shape == (16, core.OBS_DIM) and obs.dtype == np.float32
     rng = np.random.default_rng(0)
     finished, wins = 0, 0
     for _ in range(400):
-        masks = env.action_masks()
+        masks = envs.action_masks()
         assert masks.shape == (16, 44) and (masks.sum(1) >= 1).all(), "the learner always has a choice"
-        # every game waits for the learner
-        assert (env.state.current_player == env.seat).all()
+        assert (learner.state.current_player == learner.seat).all(), "every game waits for the learner"
         actions = (rng.random(masks.shape) * masks).argmax(1)
-        obs, rewards, dones, infos = env.step(actions)
-        assert obs.shape == (16, core.OBS_DIM) and rewards.shape == (16,) and dones.shape == (16,)
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        assert obs.shape == (16, core.OBS_DIM) and rewards.shape == (16,) and terminated.shape == (16,)
         # restarted games are already at the learner's first decision of the new game
-        np.testing.assert_array_equal(obs, core.observe(env.state, env.seat))
-        assert not (env.state.terminated | env.state.truncated).any()
-        for i in np.nonzero(dones)[0]:
-            info = infos[i]
-            assert info["terminal_observation"].shape == (core.OBS_DIM,)
-            assert set(info) >= {"episode", "win", "score", "margin"}
+        np.testing.assert_array_equal(obs, core.observe(learner.state, learner.seat))
+        assert not (learner.state.terminated | learner.state.truncated).any()
+        for i in np.flatnonzero(terminated | truncated):
+            assert infos["final_obs"][i].shape == (core.OBS_DIM,)
             finished += 1
-            wins += info["win"]
+            wins += infos["final_info"]["win"][i]
     assert finished > 5
     assert wins < finished  # random play loses to greedy now and then
 
 
 def test_shaping_rewards_sum_to_the_final_lead() -> None:
-    env = LearnerEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=3, shaping=0.1)
-    env.reset()
+    envs = AgeOfSummonersVectorEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), shaping=0.1,
+                                   autoreset_mode=AutoresetMode.SAME_STEP)
+    envs.reset(seed=3)
+    learner = envs.learner
+    start = core.score_lead(learner.state, np.arange(8), learner.seat)  # the lead at the learner's first decision
     rng = np.random.default_rng(1)
     total = np.zeros(8)
     checked = 0
     for _ in range(600):
-        masks = env.action_masks()
-        obs, rewards, dones, infos = env.step((rng.random(masks.shape) * masks).argmax(1))
+        masks = envs.action_masks()
+        obs, rewards, terminated, truncated, infos = envs.step((rng.random(masks.shape) * masks).argmax(1))
         total += rewards
-        for i in np.nonzero(dones)[0]:
-            final = infos[i]["episode"]["r"]
-            if checked < 8 and infos[i]["episode"]["l"] > 5:
-                # shaping adds 0.1 x (final lead - lead at the first decision); the first lead is small
-                assert abs(total[i] - final - 0.1 * infos[i]["margin"]) < 0.1 * 15
-                checked += 1
+        for i in np.flatnonzero(terminated | truncated):
+            final = infos["final_info"]
+            # shaping adds 0.1 x (final lead - lead at the learner's first decision) to the outcome
+            np.testing.assert_allclose(total[i], final["outcome"][i] + 0.1 * (final["margin"][i] - start[i]),
+                                       atol=1e-4)
+            checked += 1
             total[i] = 0
-    assert checked > 0
+        new = terminated | truncated
+        start[new] = core.score_lead(learner.state, np.flatnonzero(new), learner.seat[new])
+    assert checked > 5
 
 
 def test_vec_env_for_maskable_ppo() -> None:
@@ -84,7 +92,7 @@ def test_vec_env_for_maskable_ppo() -> None:
 
     from aos_env.sb3 import LearnerVecEnv
 
-    venv = VecMonitor(LearnerVecEnv(LearnerEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=0)))
+    venv = VecMonitor(LearnerVecEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=0))
     assert isinstance(venv, VecEnv) and venv.num_envs == 8
     assert is_masking_supported(venv)
     obs = venv.reset()
@@ -94,9 +102,63 @@ def test_vec_env_for_maskable_ppo() -> None:
     actions = np.array([np.flatnonzero(m)[0] for m in masks])
     obs, rewards, dones, infos = venv.step(actions)
     assert obs.shape == (8, core.OBS_DIM) and rewards.shape == (8,) and len(infos) == 8
+    finished = 0
+    for _ in range(300):  # SB3's conventions for a finished game
+        masks = get_action_masks(venv)
+        obs, rewards, dones, infos = venv.step(np.array([np.flatnonzero(m)[-1] for m in masks]))
+        for i in np.flatnonzero(dones):
+            info = infos[i]
+            assert info["terminal_observation"].shape == (core.OBS_DIM,)
+            assert {"episode", "win", "is_success", "score", "margin", "TimeLimit.truncated"} <= set(info)
+            assert info["episode"]["l"] >= 1  # VecMonitor's own episode statistics
+            finished += 1
+        assert all(not infos[i] for i in np.flatnonzero(~dones))  # infos only for finished games
+    assert finished > 0
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(total_timesteps=512)
     assert model.num_timesteps >= 512
+
+
+def test_sb3_adapter_copies_keep_the_games() -> None:
+    import copy
+    import pickle
+
+    from aos_env.sb3 import LearnerVecEnv
+
+    venv = LearnerVecEnv(num_envs=4, opponents="greedy@1 random@1", max_turns=8, seed=0)
+    venv.reset()
+    rng = np.random.default_rng(0)
+
+    def actions(masks: np.ndarray) -> np.ndarray:
+        return (rng.random(masks.shape) * masks).argmax(1)
+
+    for _ in range(3):
+        venv.step(actions(venv.action_masks()))
+    for make_twin in (lambda v: pickle.loads(pickle.dumps(v)), copy.deepcopy):
+        twin = make_twin(venv)
+        np.testing.assert_array_equal(twin.venv.learner.state.records, venv.venv.learner.state.records)
+        for _ in range(20):
+            a = actions(venv.action_masks())
+            got, want = venv.step(a), twin.step(a)
+            for x, y in zip(got[:3], want[:3]):
+                np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.one_backend
+def test_the_sb3_example_in_the_docs_runs(capsys) -> None:
+    from test_gym_env import doc_code
+
+    import numba
+    import torch
+
+    (code,) = doc_code("stable-baselines3 and MaskablePPO")
+    threads = torch.get_num_threads(), numba.get_num_threads()
+    try:
+        exec(compile(code, "docs/ecosystem.md#stable-baselines3", "exec"), {})
+    finally:  # the example sets the process's threads; the other tests keep theirs
+        torch.set_num_threads(threads[0])
+        numba.set_num_threads(threads[1])
+    assert "frozen@0.5" in capsys.readouterr().out
 
 
 def test_maskable_ppo_learns_to_beat_random() -> None:
@@ -110,9 +172,9 @@ def test_maskable_ppo_learns_to_beat_random() -> None:
     from aos_env.sb3 import LearnerVecEnv
 
     torch.set_num_threads(1)
-    env = LearnerEnv(num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0,
-                     shaping=0.02)
-    model = MaskablePPO("MlpPolicy", VecMonitor(LearnerVecEnv(env)), n_steps=32, batch_size=512, n_epochs=4,
+    env = LearnerVecEnv(num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0,
+                        shaping=0.02)
+    model = MaskablePPO("MlpPolicy", VecMonitor(env), n_steps=32, batch_size=512, n_epochs=4,
                         gamma=0.995, seed=0, device="cpu")
 
     def win_rate() -> float:

@@ -50,27 +50,17 @@ from . import checks, core
 from .cards import load_cards
 from .core import describe_illegal
 from .render import agent_name, describe_action, render_text
+from .spaces import mask_box, observation_box, state_box
 
 if TYPE_CHECKING:
     from .replay import Replay
 
-ENV_NAME = "age_of_summoners_v0"
+from . import ENV_NAME  # "age_of_summoners_v0", the name PettingZoo shows
 #: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
 NOT_YET = -1
 ILLEGAL_REWARD = -1.0  # env(): the reward of an agent that plays an illegal action
-
-
-def observation_box() -> spaces.Box:
-    """The observation vector's space: 0 up to a bound per slice, 1 or unbounded (core.observation_bounds)."""
-    low, high = core.observation_bounds()
-    return spaces.Box(low, high, (core.OBS_DIM,), dtype=np.float32)
-
-
-def state_box() -> spaces.Box:
-    """The global state's space (``raw_env.state()``): counts and observations, 0 up."""
-    return spaces.Box(0.0, np.inf, (core.STATE_DIM,), dtype=np.float32)
 
 
 def env(**kwargs) -> AECEnv:
@@ -130,7 +120,7 @@ class raw_env(AECEnv):
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
             "observation": observation_box(),
-            "action_mask": spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8),
+            "action_mask": mask_box(),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
