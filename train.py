@@ -54,6 +54,19 @@ def _mix_item(text: str) -> tuple[str, float]:
     return parse_mix_item(text)
 
 
+def _truncation_reward(text: str) -> str | float | None:
+    """'loss' -> 'loss'; 'zero' -> None (the env's own 0); '-0.5' -> -0.5."""
+    if text in ("loss", "zero"):
+        return None if text == "zero" else text
+    try:
+        value = float(text)
+    except ValueError:
+        raise ArgumentError(f"value must be loss, zero or a number, got {text!r}") from None
+    if not np.isfinite(value):
+        raise ArgumentError(f"value must be a finite number, got {text!r}")
+    return value
+
+
 def _run_name(text: str) -> str:
     if not text.strip() or text in (".", "..") or "/" in text or os.sep in text:
         raise ArgumentError(f"value must be a folder name (not empty, no '/'), got {text!r}")
@@ -97,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--max-snapshots", type=int_arg(1), default=5, help="snapshots kept in the pool (oldest dropped)")
     o.add_argument("--shaping", type=float_arg(0), default=0.02,
                    help="reward per point of change in the learner's score lead (0 = only the final +1/-1)")
+    o.add_argument("--truncation-reward", type=arg_type(_truncation_reward, "loss, zero or a number"), default="loss",
+                   help="the learner's reward when its game reaches the turn limit: 'loss' (-1/(P-1), as a lost game: "
+                        "stalling never pays better than playing to win), 'zero' (the game's own 0, R7.5) or a number")
 
     n = p.add_argument_group("network and PPO")
     n.add_argument("--net-arch", type=int_list_arg(1), default="256,256",
@@ -220,7 +236,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     self_weight = sum(w for s, w in args.opponents if s == "self")
     venv = LearnerVecEnv(num_envs=args.num_envs, num_players=args.players, opponents=pool, seed=args.seed,
-                         max_turns=args.max_turns, shaping=args.shaping)
+                         max_turns=args.max_turns, shaping=args.shaping, truncation_reward=args.truncation_reward)
     env = VecMonitor(venv, info_keywords=("win", "score"))
 
     history = []
@@ -250,9 +266,10 @@ def main(argv: list[str] | None = None) -> dict:
         for i, spec in enumerate(baselines):
             res = play_games([me, make_agent(spec, seed=seed + i)], args.players, games, seed=seed + 1000 * i,
                              batch_size=min(games, 500), max_turns=args.max_turns, names=["learner", spec])
-            a = summarise(res)["agents"]["learner"]
+            summary = summarise(res)
+            a = summary["agents"]["learner"]
             out[spec] = {"win_rate": a["win_rate"], "ci95": a["win_rate_ci95"], "games": games,
-                         "mean_score": a["mean_score"]}
+                         "mean_score": a["mean_score"], "truncated": summary["truncated"] / games}
         return out
 
     class Training(BaseCallback):
@@ -294,7 +311,8 @@ def main(argv: list[str] | None = None) -> dict:
                 model.logger.record(f"eval/win_rate_vs_{spec}", r["win_rate"])
         history_path.write_text(json.dumps(history, indent=2))
         plot_curve(history, run_dir / "learning_curve.png", baselines)
-        msg = ", ".join(f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}]" for s, r in result.items())
+        msg = ", ".join(f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], "
+                        f"{r['truncated']:.1%} truncated" for s, r in result.items())
         print(f"[{t:,} steps, {time.time() - started:.0f} s] {msg}", flush=True)
 
     if not history:

@@ -103,8 +103,10 @@ class AgeOfSummonersEnv(gymnasium.Env):
     ("greedy", "greedy@0.5 random@0.5", a list of spec@weight, a dict {spec: weight}, or an
     ``OpponentPool``); each game draws the other seats from them by weight. max_turns: the
     turn limit (R7.5; a game that reaches it is truncated). shaping: reward per point of
-    change in the learner's score lead, on top of the final +1 / -1/(P-1). mask_in_obs,
-    illegal_action, illegal_reward: see the module docstring. render_mode: "ansi" (the
+    change in the learner's score lead, on top of the final +1 / -1/(P-1). truncation_reward:
+    the reward of a game that reaches the turn limit (None: the game's own 0; "loss": -1/(P-1),
+    so that stalling never pays). mask_in_obs, illegal_action, illegal_reward: see the module
+    docstring. render_mode: "ansi" (the
     table from the learner's seat, as text) or "human" (printed). card_file, backend: as
     ``core.init``.
 
@@ -126,12 +128,14 @@ class AgeOfSummonersEnv(gymnasium.Env):
         render_mode: str | None = None,
         card_file=None,
         backend: str | None = None,
+        truncation_reward: float | str | None = None,
     ) -> None:
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
         self.render_mode = check_choice("render_mode", render_mode, (None, *RENDER_MODES))
         self.learner = LearnerEnv(1, num_players, opponents, max_turns=max_turns, card_file=card_file,
                                   shaping=shaping, autoreset_mode=AutoresetMode.DISABLED,
-                                  illegal_action=illegal_action, illegal_reward=illegal_reward, backend=backend)
+                                  illegal_action=illegal_action, illegal_reward=illegal_reward, backend=backend,
+                                  truncation_reward=truncation_reward)
         self.observation_space = observation_space(self.mask_in_obs)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
 
@@ -219,12 +223,13 @@ class AgeOfSummonersVectorEnv(VectorEnv):
         render_mode: str | None = None,
         card_file=None,
         backend: str | None = None,
+        truncation_reward: float | str | None = None,
     ) -> None:
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
         self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
         self.learner = LearnerEnv(num_envs, num_players, opponents, max_turns=max_turns, card_file=card_file,
                                   shaping=shaping, autoreset_mode=autoreset_mode, illegal_action=illegal_action,
-                                  illegal_reward=illegal_reward, backend=backend)
+                                  illegal_reward=illegal_reward, backend=backend, truncation_reward=truncation_reward)
         self.num_envs = self.learner.num_envs
         self.autoreset_mode = self.learner.autoreset_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}

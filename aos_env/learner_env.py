@@ -355,6 +355,9 @@ class LearnerEnv:
     the module docstring. illegal_action: what a learner action that is in the action space
     but not legal does: "raise" (ArgumentError, nothing changes) or "terminate" (the game ends
     for the learner with reward ``illegal_reward``, as PettingZoo's TerminateIllegalWrapper).
+    truncation_reward: the learner's reward for a game that reaches the turn limit: None (the
+    game's own reward, 0 for all: R7.5) or a number; "loss" stands for a loss's -1/(P-1), which
+    train.py uses so that stalling to the limit never pays better than playing to win.
     backend: the engine ("numba", "numpy" or None: ``core.default_backend()``).
     """
 
@@ -376,9 +379,15 @@ class LearnerEnv:
         illegal_reward: float = -1.0,
         backend: str | None = None,
         cards: CardSet | None = None,
+        truncation_reward: float | str | None = None,
     ) -> None:
         N = check_int("num_envs", num_envs, 1)
         P = check_int("num_players", num_players, core.constants.MIN_PLAYERS, core.constants.MAX_PLAYERS)
+        if truncation_reward == "loss":
+            truncation_reward = -1.0 / (P - 1)
+        elif truncation_reward is not None:
+            truncation_reward = check_float("truncation_reward", truncation_reward)
+        self.truncation_reward = truncation_reward
         check_batch_memory("num_envs", N, BYTES_PER_GAME)
         self.max_turns = check_int("max_turns", max_turns, 1)
         if self.max_turns < P:
@@ -628,6 +637,8 @@ class LearnerEnv:
         state, seat = self.state, self.seat[games]
         illegal = self.illegal[games]
         outcome = np.where(illegal, np.float32(self.illegal_reward), state.rewards[games, seat]).astype(np.float32)
+        if self.truncation_reward is not None:
+            outcome[state.truncated[games] & ~illegal] = self.truncation_reward
         mine, margin = _score_and_lead(core.final_scores(state, games), seat)
         rewards[games] += outcome
         if self.shaping:
