@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--replays", type=Path, default=None, metavar="DIR",
                    help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
                    "python -m aos_env.replay FILE, or FILE --html OUT)")
+    p.add_argument("--leaderboard", type=Path, default=None, metavar="FILE",
+                   help="also add the pairwise results to this leaderboard (JSON, pooled over runs) and write its "
+                   "table of Elo ratings with 95%% intervals beside it (FILE with .md)")
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     return p
 
@@ -61,6 +64,14 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
         parser.error(f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
                      f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
                      f"got {args.seed}")
+    if args.leaderboard is not None:
+        from .leaderboard import load
+
+        try:
+            check_output_file("--leaderboard", args.leaderboard)
+            load(args.leaderboard)
+        except ArgumentError as e:
+            parser.error(str(e))
     if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
         parser.error(f"argument --replays: {args.replays} exists and is not a folder")
     try:
@@ -97,6 +108,11 @@ def main(argv: list[str] | None = None) -> dict:
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(summary, indent=2))
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")
+    if args.leaderboard is not None:
+        from .leaderboard import update
+
+        md = update(args.leaderboard, summary, summary["agent_specs"])
+        print(f"leaderboard updated: {args.leaderboard} (table: {md})")
     if args.replays is not None:
         for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
             replay.save(args.replays / f"game_{g:05d}.json")

@@ -235,6 +235,7 @@ def summarise(res: Results) -> dict:
             "decisions": int(made),
             "seconds_per_decision": secs / made if made else None,
         }
+    wins_by_name = {res.names[a]: {res.names[b]: int(pair_wins[a, b]) for b in range(A) if b != a} for a in range(A)}
     head_to_head = {
         res.names[a]: {res.names[b]: (pair_wins[a, b] / pair_games[a, b] if pair_games[a, b] else None)
                        for b in range(A) if b != a}
@@ -247,6 +248,7 @@ def summarise(res: Results) -> dict:
         "mean_turns": float(res.turns.mean()) if G else 0.0,
         "chance_win_rate": 1.0 / P,
         "agents": agents,
+        "pair_wins": wins_by_name,  # games a won that b played in: the leaderboard pools these
         "head_to_head": head_to_head,
     }
 
