@@ -34,7 +34,7 @@ ENGINE_BUG = -2  #: a decision with no legal action (never happens; the numpy en
 
 @jit
 def run_internal(r, t, P, max_turns, ph):
-    """Run internal phase ``ph`` of game b."""
+    """Run internal phase ``ph`` of the game in record ``r``."""
     if ph == Phase.TURN_START:
         turn.run_turn_start(r)
     elif ph == Phase.LEPRECHAUN_DRAWN:
@@ -124,7 +124,7 @@ def fill_mask(r, t, P, ph):
 
 @jit
 def apply_decision(r, t, P, ph, a):
-    """Apply legal action ``a`` of game b at decision ``ph``."""
+    """Apply legal action ``a`` of the game in record ``r`` at decision ``ph``."""
     if ph == Phase.COMMAND:
         turn.apply_command(r, a)
     elif ph == Phase.LEPRECHAUN:
@@ -176,7 +176,7 @@ def _has_forced_part(ph):
 
 @jit
 def advance(r, t, P, max_turns):
-    """Run game b's internal phases and single-choice decisions until it waits for a real choice
+    """Run the game's internal phases and single-choice decisions until it waits for a real choice
     or is over. Returns OK, or ENGINE_BUG for a decision without a legal action."""
     while True:
         ph = r.phase
@@ -205,14 +205,14 @@ def advance(r, t, P, max_turns):
 
 @jit
 def step_game(r, t, P, max_turns, a):
-    """Apply legal action ``a`` of unfinished game b, then advance it."""
+    """Apply legal action ``a`` of an unfinished game, then advance it."""
     apply_decision(r, t, P, r.phase, a)
     return advance(r, t, P, max_turns)
 
 
 @jit
 def setup_game(r, t, P, max_turns, seed):
-    """Set up game b of a fresh state (R2) with its seed, and advance to its first decision."""
+    """Set up the game of a fresh record (R2) with its seed, and advance to its first decision."""
     r.rng_key = rng.seed_key(seed)
     for k in range(K):
         r.deck[k] = t.copies[k]  # R2.2

@@ -56,7 +56,7 @@ def _no_command_number_yet(r):
 
 @jit
 def observe_one(r, t, P, max_turns, player, out):
-    """Write player ``player``'s observation of game b into ``out`` (OBS_DIM,), which is zero."""
+    """Write player ``player``'s observation of the game in record ``r`` into ``out`` (OBS_DIM,), which is zero."""
     out[_NUM_PLAYERS + P - 2] = 1.0
     ph = r.phase
     out[_PHASE + _OBS_PHASE[ph]] = 1.0

@@ -33,7 +33,7 @@ def seed_key(seed):
 
 @jit
 def raw(r, n):
-    """Random number ``counter + n`` of game b, without using it up."""
+    """Random number ``counter + n`` of the game in record ``r``, without using it up."""
     return mix64(r.rng_key + (r.rng_counter + np.uint64(n)) * _GOLDEN)
 
 
@@ -45,7 +45,7 @@ def scale(z, high):
 
 @jit
 def randint(r, high):
-    """One uniform integer in [0, high) for game b; uses up one number. high >= 1, < 2**31."""
+    """One uniform integer in [0, high) for the game in record ``r``; uses up one number. high >= 1, < 2**31."""
     z = raw(r, 0)
     r.rng_counter += np.uint64(1)
     return scale(z, high)

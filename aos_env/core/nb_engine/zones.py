@@ -1,4 +1,4 @@
-"""Moving cards between zones, for one game ``b``: mana by colour, stones, the deck, the discard
+"""Moving cards between zones, for one game (its record ``r``): mana by colour, stones, the deck, the discard
 pile, hands (the scalar twin of ``np_engine/zones.py``)."""
 
 from __future__ import annotations
