@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from agents import GreedyAgent, RandomAgent, act_on_state
+from agents import GreedyAgent, RandomAgent
 from aos_env import core
 from aos_env.learner_env import LearnerEnv
 

@@ -20,7 +20,7 @@ from .constants import (
 )
 from .obs_layout import OBS_DIM, STATE_DIM
 from .phases import PH, Phase
-from .state import BACKENDS, State, bytes_per_game, empty_state, recompute_stats
+from .state import BACKENDS, State, empty_state, recompute_stats
 from . import np_engine
 
 #: The environment variable that picks the default engine.

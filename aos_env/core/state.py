@@ -249,16 +249,6 @@ class State:
         return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
                 f"max_turns={self.max_turns})")
 
-    #: Draws a game as an SVG picture: ``aos_env.svg`` installs its ``render_svg`` here when it is
-    #: imported (core imports no wrapper, so the picture is handed in rather than fetched).
-    svg_renderer = None
-
-    def _repr_svg_(self) -> str | None:
-        """Jupyter shows game 0 as a picture, from the seat of the player who must choose."""
-        if State.svg_renderer is None:
-            return None
-        return State.svg_renderer(self, 0, int(self.current_player[0]))
-
 
 def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str) -> State:
     """A state of the right shapes, all fields zero but the 'none' markers (init fills it)."""

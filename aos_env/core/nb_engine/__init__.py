@@ -47,7 +47,6 @@ def setup(state: State, seeds: np.ndarray) -> None:
 
 def step(state: State, g: np.ndarray, action: np.ndarray) -> None:
     """Apply legal actions of unfinished games g (checked by the caller), then advance them."""
-    B = state.batch_size
     kernel = _k.step_batch_parallel if g.size >= PARALLEL_MIN_GAMES else _k.step_batch
     status = kernel(state.records, _tb(state), state.num_players, state.max_turns,
                     np.ascontiguousarray(g, dtype=np.int64), np.ascontiguousarray(action, dtype=np.int64))

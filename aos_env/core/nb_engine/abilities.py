@@ -14,7 +14,7 @@ from ..constants import (
 from ..phases import Phase
 from ..state import STAT_ICONS, STAT_SPECIAL
 from ._jit import jit
-from .choice import discard_from_hand, forced_units, last_unit, ordered_choice
+from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, ordered_choice
 from .discards import start_discard_round
 from .draws import request_draws
 from .zones import colour_count, give_up_unit, zone_size
@@ -66,15 +66,9 @@ def run_leprechaun_drawn(r):
 
 
 @jit
-def _hand_of(r, p, avail):
-    for k in range(K):
-        avail[k] = r.hand[p, k]
-
-
-@jit
 def leprechaun_discard_mask(r, mask):
     avail = np.empty(K, dtype=np.int64)
-    _hand_of(r, r.active_player, avail)
+    hand_units(r, r.active_player, avail)
     ordered_choice(avail, K, r.choice_floor, r.choice_left, mask, 0)
 
 
@@ -91,14 +85,11 @@ def leprechaun_discard_forced(r):
     """Phase.LEPRECHAUN_DISCARD, on arrival: discard the forced part at once."""
     p = r.active_player
     avail = np.empty(K, dtype=np.int64)
-    _hand_of(r, p, avail)
+    hand_units(r, p, avail)
     take = np.empty(K, dtype=np.int64)
     n = forced_units(avail, K, r.choice_floor, r.choice_left, take)
     if n > 0:
-        for k in range(K):
-            r.hand[p, k] -= take[k]
-            r.discard[k] += take[k]
-        r.choice_floor = last_unit(take, K)
+        discard_many_from_hand(r, p, take)
         r.choice_left -= n
         if r.choice_left == 0:
             r.phase = Phase.COMMAND_START

@@ -9,7 +9,7 @@ from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_FIELDS, BONUS_FLIPS, BONUS_
 from ...cards import BONUS_VP_PER_GIFT
 from ..constants import (
     ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, INQUISITION, INQUISITION_DRAW, INQUISITION_DRAW_4P, K,
-    MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PILGRIMAGE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE,
+    MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE,
     RESEARCH, SWORD, TARGET_1,
 )
 from ..phases import Phase
@@ -19,7 +19,7 @@ from ._jit import jit
 from .chips import gain_faith
 from .choice import discard_from_hand, forced_units, last_unit, ordered_choice
 from .draws import request_draws
-from .zones import take_mana, zone_size
+from .zones import mana_by_colour, take_mana, zone_size
 
 _NUM_BONUS = len(BONUS_FIELDS)
 _ICON0 = STAT_ICONS.start
@@ -139,22 +139,10 @@ def research(r, p):
 
 
 @jit
-def _mana_colours(r, t, p, out):
-    for c in range(NUM_COLOURS):
-        out[c] = 0
-    for k in range(K):
-        out[t.colour[k]] += r.mana[p, k]
-    n = 0
-    for c in range(NUM_COLOURS):
-        n += out[c]
-    return n
-
-
-@jit
 def research_flip_mask(r, t, mask):
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    total = _mana_colours(r, t, p, mana)
+    total = mana_by_colour(r, t, p, mana)
     needed = min(r.choice_left, total)
     ordered_choice(mana, NUM_COLOURS, r.choice_floor - MANA_0, needed, mask, MANA_0)
 
@@ -175,7 +163,7 @@ def flip_forced(r, t):
     """Phase.RESEARCH_FLIP, on arrival: make the forced part of the remaining flips at once."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    total = _mana_colours(r, t, p, mana)
+    total = mana_by_colour(r, t, p, mana)
     take = np.empty(NUM_COLOURS, dtype=np.int64)
     n = forced_units(mana, NUM_COLOURS, r.choice_floor - MANA_0, min(r.choice_left, total), take)
     if n == 0:

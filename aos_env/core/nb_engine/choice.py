@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from ..constants import K
 from ._jit import jit
 
 
@@ -61,3 +62,20 @@ def discard_from_hand(r, p, k):
     r.hand[p, k] -= 1
     r.discard[k] += 1
     r.choice_floor = k
+
+
+@jit
+def hand_units(r, p, out):
+    """``out`` (K,) int64 = player p's hand by kind (the units of a choice of cards)."""
+    for k in range(K):
+        out[k] = r.hand[p, k]
+
+
+@jit
+def discard_many_from_hand(r, p, take):
+    """``take`` (K,) cards from player p's hand to the discard pile at once (forced units); the
+    floor moves to the highest kind taken."""
+    for k in range(K):
+        r.hand[p, k] -= take[k]
+        r.discard[k] += take[k]
+    r.choice_floor = last_unit(take, K)

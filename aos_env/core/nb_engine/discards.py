@@ -11,7 +11,7 @@ from ..constants import (
 )
 from ..phases import Phase
 from ._jit import jit
-from .choice import discard_from_hand, forced_units, last_unit, ordered_choice
+from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, last_unit, ordered_choice
 from .zones import choosable_units, give_up_unit, give_up_units, mana_total, zone_size
 
 
@@ -78,15 +78,11 @@ def discard_forced(r, t):
     if ph == Phase.NIGHTMARE_HAND or ph == Phase.SHORTAGE_HAND:
         lim = hand_limit(r)
         avail = np.empty(K, dtype=np.int64)
-        for k in range(K):
-            avail[k] = r.hand[p, k]
+        hand_units(r, p, avail)
         take = np.empty(K, dtype=np.int64)
         n = forced_units(avail, K, r.choice_floor, zone_size(r.hand[p]) - lim, take)
         if n > 0:
-            for k in range(K):
-                r.hand[p, k] -= take[k]
-                r.discard[k] += take[k]
-            r.choice_floor = last_unit(take, K)
+            discard_many_from_hand(r, p, take)
             r.choice_left -= n
             if zone_size(r.hand[p]) <= lim:
                 r.phase = Phase.DISCARD_NEXT
@@ -109,8 +105,7 @@ def discard_hand_mask(r, mask):
     """CARD_k the current player may discard in a discard round."""
     p = r.current_player
     avail = np.empty(K, dtype=np.int64)
-    for k in range(K):
-        avail[k] = r.hand[p, k]
+    hand_units(r, p, avail)
     ordered_choice(avail, K, r.choice_floor, zone_size(r.hand[p]) - hand_limit(r), mask, 0)
 
 

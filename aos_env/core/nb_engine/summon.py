@@ -15,7 +15,7 @@ from ..phases import Phase
 from ._jit import jit
 from .abilities import baldanders_count, cost_reduction
 from .choice import last_unit
-from .zones import colour_count, give_up_unit, give_up_units, zone_size
+from .zones import give_up_unit, give_up_units, mana_by_colour, zone_size
 
 
 @jit
@@ -47,14 +47,6 @@ def can_pay_placing(need, n_any, mana, stones, place, place_n):
 
 
 @jit
-def _mana_by_colour(r, t, p, out):
-    for c in range(NUM_COLOURS):
-        out[c] = 0
-    for k in range(K):
-        out[t.colour[k]] += r.mana[p, k]
-
-
-@jit
 def summon_cost(r, t, p, k, need):
     """``need`` (5,) = coloured symbols spirit k costs player p after its reductions (R10.2: own
     colour only, never an "any", never below zero)."""
@@ -69,7 +61,7 @@ def summonable_mask(r, t, mask):
     (R5.1); with Baldanders, cards the player may place from hand first count."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    _mana_by_colour(r, t, p, mana)
+    mana_by_colour(r, t, p, mana)
     stones = zone_size(r.stones[p])
     n_place = baldanders_count(r, p)
     hand_col = np.zeros(NUM_COLOURS, dtype=np.int64)
@@ -125,7 +117,7 @@ def baldanders_mask(r, t, mask):
         hand[k] = r.hand[p, k]
     hand[r.summon_kind] -= 1  # the spirit being summoned stays in hand until paid
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    _mana_by_colour(r, t, p, mana)
+    mana_by_colour(r, t, p, mana)
     stones = zone_size(r.stones[p])
     need = r.pay_need
     n_any = r.pay_any
@@ -187,7 +179,7 @@ def pay_mask(r, t, mask):
     rest can be paid with what is left, using only colours from it on (ascending order)."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    _mana_by_colour(r, t, p, mana)
+    mana_by_colour(r, t, p, mana)
     stones = zone_size(r.stones[p])
     to_pay = _to_pay(r) - 1
     floor = r.choice_floor - MANA_0
@@ -230,7 +222,7 @@ def pay_forced(r, t):
     v <= d_u + R - (D - ps))."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    _mana_by_colour(r, t, p, mana)
+    mana_by_colour(r, t, p, mana)
     stones = zone_size(r.stones[p])
     d = np.empty(NUM_COLOURS, dtype=np.int64)
     d_sum = 0

@@ -36,6 +36,19 @@ def colour_count(r, t, p, colour):
 
 
 @jit
+def mana_by_colour(r, t, p, out):
+    """``out`` (5,) = player p's face-up mana by colour (the waiting head included); returns the total."""
+    for c in range(NUM_COLOURS):
+        out[c] = 0
+    for k in range(K):
+        out[t.colour[k]] += r.mana[p, k]
+    n = 0
+    for c in range(NUM_COLOURS):
+        n += out[c]
+    return n
+
+
+@jit
 def givable(r, p, k):
     """Face-up mana of kind k of player p that may be given up: not the waiting head (R4.3)."""
     n = np.int64(r.mana[p, k])
