@@ -11,8 +11,7 @@ version and the player count it was trained for. ``python -m agents.bot export M
 writes one from a saved model (that needs the ``train`` extra); playing needs only numpy.
 
 The shipped bot lives in ``agents/data/bot_{2,3,4}p.npz``: ``make_agent("bot")`` loads all of them
-and plays each observation with the network of its game's player count. docs/bot.md says how they
-were trained, with the exact commands.
+and plays each observation with the network of its game's player count.
 """
 
 from __future__ import annotations

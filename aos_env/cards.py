@@ -30,9 +30,9 @@ else:  # pragma: no cover - Python 3.10
 DEFAULT_CARD_FILE = Path(__file__).parent / "data" / "cards.toml"
 
 NUM_KINDS = 30
-TOTAL_CARDS = 110  # RULES R1.1
+TOTAL_CARDS = 110  # R1.1 (docs/rules.md)
 
-#: Colours in number order (RULES R1.2): colour index c has number c + 1.
+#: Colours in number order (R1.2): colour index c has number c + 1.
 COLOURS = ("black", "green", "red", "yellow", "blue")
 COLOUR_SYMBOLS = "KGRYU"  # cost symbols, same order as COLOURS
 ANY_SYMBOL = "*"

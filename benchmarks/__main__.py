@@ -12,8 +12,8 @@ Measures, each as the median of ``--repeats`` runs (the machine is noisy; compar
 - peers: PettingZoo's leduc_holdem_v4, texas_holdem_v4 and connect_four_v3 (AEC, same loop as
   ours) and OpenSpiel's hearts and hanabi (C++).
 
-Prints a table with ratios to each peer and writes ``results.json``, ``table.md`` and
-``throughput.png`` into ``--out``. Install the peers with ``pip install -e ".[bench]"``.
+Prints a table with ratios to each peer and writes ``<out>/results.json``, ``<out>/table.md`` and
+``<out>/throughput.png`` (``--out``, default ``benchmarks/results/``). Install the peers with ``pip install -e ".[bench]"``.
 """
 
 from __future__ import annotations

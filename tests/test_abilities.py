@@ -1,11 +1,11 @@
-"""Scenario tests for the 30 spirit abilities (CARDS.md) and RULES.md R10.
+"""Scenario tests for the 30 spirit abilities (docs/cards.md) and R10 (docs/rules.md).
 
 Every test sets up a position with ``aos_env.positions.position`` (player 0
 to move, at the start of their turn), steps the game with named actions and
 checks the exact outcome: VP, faith, zones by card name, phase, legal actions
 and, for the game-end abilities, ``core.final_scores`` of a finished game.
 
-Conventions used below (tests/helpers.py, INTERFACE.md):
+Conventions used below (tests/helpers.py, docs/api.md):
 - command number = head + command card (black 1, green 2, red 3, yellow 4,
   blue 5): Nightmare+Fairy = 3 Conquest, Fairy+Fairy = 4 Research,
   Imp+Golem = 5 Alchemy, Salamander+Salamander = 6 Prayer, Fairy+Angel = 7
@@ -934,7 +934,7 @@ def test_AS025_valkyrie_protects_only_against_other_players():
     s = play(s, "Fairy", "ACT")
     # player 1 is not robbed and no target is asked for; docs/rules.md R6.1 [decision]:
     # a protected player counts as having none, so the VP comes from the supply
-    # (RULES.md R6.1 alone would say "only if no other player has any").
+    # (the rulebook's R6.1 alone would say "only if no other player has any").
     assert vp(s) == [1, 2]
     assert_turn_of(s, 1, ["Unicorn", "Seraph"])
 

@@ -1,4 +1,4 @@
-"""INTERFACE.md guarantees: batch independence, seeding, clear errors that leave the state unchanged."""
+"""What docs/api.md promises: batch independence, seeding, clear errors that leave the state unchanged."""
 
 from __future__ import annotations
 
@@ -163,7 +163,7 @@ def test_refresh_only_at_turn_start() -> None:
 
 
 def test_refresh_does_not_advance_single_choice() -> None:
-    """refresh leaves a decision with one legal action for the caller (INTERFACE.md)."""
+    """refresh leaves a decision with one legal action for the caller (docs/api.md)."""
     state = position(2, players=[{"hand": ["Imp"]}, {}])
     assert Phase(int(state.phase[0])) == Phase.COMMAND
     assert state.legal_action_mask[0].sum() == 1

@@ -1,4 +1,4 @@
-"""Random self-play invariants (R1.1, R1.4, INTERFACE.md) for 2, 3 and 4 players.
+"""Random self-play invariants (R1.1, R1.4, docs/api.md) for 2, 3 and 4 players.
 
 Together these tests play well over 100,000 decisions.
 """

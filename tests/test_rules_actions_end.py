@@ -1,4 +1,4 @@
-"""Scenario tests for RULES.md R6 (the seven actions), R7 (end of the game),
+"""Scenario tests for docs/rules.md R6 (the seven actions), R7 (end of the game),
 R8 (exceptions: empty deck, empty hand, nothing to draw) and R1.4 (chips).
 
 Every test sets up a position with ``aos_env.positions.position`` and checks

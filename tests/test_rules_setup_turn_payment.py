@@ -1,10 +1,10 @@
-"""Scenario tests for RULES.md: R2 (set-up), R3 (a turn), R4 (the mana row), R5 (summoning and
+"""Scenario tests for docs/rules.md: R2 (set-up), R3 (a turn), R4 (the mana row), R5 (summoning and
 payment), R10.2 (cost reductions) and R10.3 (the command-number table at its ends).
 
 Each test is named after the clause it checks and quotes it. Positions come from
 ``aos_env.positions.position``; ``deck=[...]`` fixes exactly which cards will be drawn.
 
-Reminders of the engine conventions used below (see INTERFACE.md):
+Reminders of the engine conventions used below (see docs/api.md and docs/rules.md):
 
 * a decision with a single legal action is taken by the engine itself, so a step
   ends at the next *real* choice (several tests check the outcome of such forced steps);
@@ -176,7 +176,7 @@ def test_R2_5_the_start_player_is_random():
 
 
 def test_R2_per_game_seeding():
-    """Set-up is seeded per game (INTERFACE.md): game b of init(B, seed=s) equals init(1, seed=s+b),
+    """Set-up is seeded per game (docs/api.md): game b of init(B, seed=s) equals init(1, seed=s+b),
     at set-up and after the same actions; the same seed gives the same game."""
     B, P, s = 5, 3, 100
     batch = core.init(B, P, seed=s)
