@@ -167,7 +167,6 @@ class raw_env(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._not_yet = np.full(self.num_players, NOT_YET, dtype=np.int64)
-        self._not_yet.setflags(write=False)  # shared by the infos until the end: nobody may edit it
         g = self._game
         self._after(int(g.current_player[0]), int(g.phase[0]), int(g.command_number[0]), int(g.turn[0]),
                     int(g.active_player[0]), bool(g.terminated[0] or g.truncated[0]))
@@ -231,7 +230,7 @@ class raw_env(AECEnv):
         self.agent_selection = self.possible_agents[cur]
         if not over:
             info = {"phase": phase, "command_number": cmd, "turn": turn, "active_player": active,
-                    "final_scores": self._not_yet, "winner": NOT_YET}
+                    "final_scores": self._not_yet.copy(), "winner": NOT_YET}
             self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
             return
         game = self._game

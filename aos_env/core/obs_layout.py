@@ -104,7 +104,8 @@ _SLICES = obs_slices()
 
 def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_players: int | None = None) -> np.ndarray:
     """The raw numbers of slice ``name`` (e.g. ``"seat0.faith"``) of observations (..., OBS_DIM):
-    the entries times their scale. ``turn`` needs the game's ``max_turns`` and ``turns_left``
+    the entries times their scale, rounded (the raw numbers are counts: float32 scaling leaves
+    1.00000001 for 1). ``turn`` needs the game's ``max_turns`` and ``turns_left``
     its number of players."""
     base = name.split(".")[-1]
     scale = _SCALE[base]
@@ -112,7 +113,7 @@ def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_play
         scale = float(max_turns) if max_turns else np.nan
     elif base == "turns_left":
         scale = float(num_players) if num_players else np.nan
-    return obs[..., _SLICES[name]].astype(np.float64) * scale
+    return np.rint(obs[..., _SLICES[name]].astype(np.float64) * scale)  # every raw number is a whole number
 
 
 #: The global state (``core.global_state``, PettingZoo's ``state()``), for centralised critics: every
