@@ -1,6 +1,6 @@
 """A leaderboard across tournaments: pairwise results pooled over runs, Elo ratings with 95% CIs.
 
-    python -m agents.evaluate --players 2 --games 1000 bot greedy mc --leaderboard docs/leaderboard.json
+    python -m agents.evaluate --players 2 --games 1000 bot greedy mc --leaderboard runs/leaderboard.json
 
 Each run of ``agents.evaluate`` with ``--leaderboard FILE`` adds its pairwise wins (per agent spec,
 per table size) to ``FILE`` (JSON) and rewrites ``FILE`` with ``.md`` for ``.json``: one table per
