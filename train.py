@@ -74,6 +74,8 @@ def _run_name(text: str) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from agents.registry import SPEC_HELP  # here, not at the top: the agents load only when needed
+
     p = argparse.ArgumentParser(
         description="Train an Age of Summoners bot with MaskablePPO (sb3-contrib) and self-play.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
@@ -103,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--opponents", nargs="+", type=arg_type(_mix_item, "spec@weight"),
                    default=["greedy@0.5", "random@0.1", "self@0.4"],
                    help="opponent mix, each 'spec@weight': spec is "
-                        "random, greedy, mc, mc:rollouts=4, a model .zip, or 'self' (the learner's own snapshots); "
+                        f"{SPEC_HELP}, or 'self' (the learner's own snapshots); "
                         "weights are relative, >= 0, at least one > 0")
     o.add_argument("--snapshot-every", type=int_arg(1), default=250_000,
                    help="add a frozen copy of the learner to the self-play pool every this many steps")

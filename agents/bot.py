@@ -2,12 +2,12 @@
 
     from agents import make_agent
     bot = make_agent("bot")                    # the shipped bot, for 2, 3 or 4 players
-    bot = make_agent("runs/x/bot.npz")         # a policy exported with `python -m agents.bot export`
+    bot = make_agent("runs/x/bot.npz")         # a policy exported with `python -m agents.export`
     actions = bot.act(obs, mask)
 
 A bot file is an ``.npz`` holding the policy network of a MaskablePPO model (and its value
 network, which search agents can use to value positions) as plain arrays, with the observation
-version and the player count it was trained for. ``python -m agents.bot export MODEL.zip OUT.npz``
+version and the player count it was trained for. ``python -m agents.export MODEL.zip OUT.npz``
 writes one from a saved model (that needs the ``train`` extra); playing needs only numpy.
 
 The shipped bot lives in ``agents/data/bot_{2,3,4}p.npz``: ``make_agent("bot")`` loads all of them
@@ -16,9 +16,7 @@ and plays each observation with the network of its game's player count.
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +65,7 @@ class BotNet:
             data = np.load(p, allow_pickle=False)
             meta = json.loads(str(data["meta"]))
         except (OSError, ValueError, KeyError) as e:
-            raise ArgumentError(f"bot {str(path)!r} is not a bot file (python -m agents.bot export writes one): {e}") from None
+            raise ArgumentError(f"bot {str(path)!r} is not a bot file (python -m agents.export writes one): {e}") from None
         if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
             raise ArgumentError(f"bot {str(path)!r}: not a {FORMAT} file of version {FORMAT_VERSION}")
         if meta.get("obs_version") != core.OBS_VERSION or meta.get("obs_dim") != core.OBS_DIM:
@@ -156,59 +154,3 @@ class BotAgent(BaseAgent):
 def _players(obs: np.ndarray) -> np.ndarray:
     """(n,) the player count of each observation's game, from its ``num_players`` one-hot."""
     return obs[:, _NUM_PLAYERS].argmax(1) + 2
-
-
-# ---- export: a saved MaskablePPO model -> a bot file ---------------------------------------------
-
-
-def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
-    """Write the policy and value networks of a MaskablePPO ``model`` (or a path to its .zip) to a
-    bot file ``out``. ``num_players``: the game size it was trained for; ``info``: anything to keep
-    with it (the training command, its results)."""
-    import torch.nn as nn
-
-    if not hasattr(model, "policy"):
-        from sb3_contrib import MaskablePPO
-
-        model = MaskablePPO.load(str(model), device="cpu")
-    pol = model.policy
-    acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
-    acts.discard("MlpExtractor")
-    if len(acts) != 1 or next(iter(acts)).lower() not in _ACTIVATIONS:
-        raise ArgumentError(f"export: the networks must use one activation of {', '.join(_ACTIVATIONS)}, found {acts}")
-    arrays: dict[str, np.ndarray] = {}
-    for prefix, body, head in (("pi", pol.mlp_extractor.policy_net, pol.action_net),
-                               ("vf", pol.mlp_extractor.value_net, pol.value_net)):
-        linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
-        for i, lin in enumerate(linears):
-            arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
-            arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
-            "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
-            "info": info or {}}
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)
-    return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.bot",
-                                description="Export a model saved by train.py as a numpy-only bot file.")
-    sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("export", help="write MODEL.zip's policy and value networks to OUT.npz")
-    e.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip)")
-    e.add_argument("out", type=Path, help="the bot file to write (.npz)")
-    e.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="the game size it was trained for")
-    e.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
-    args = p.parse_args(argv)
-    try:
-        path = export(args.model, args.out, args.players, dtype=np.float16 if args.float16 else np.float32)
-    except (ArgumentError, FileNotFoundError) as err:
-        p.error(str(err))
-    print(f"wrote {path} ({path.stat().st_size:,} bytes)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

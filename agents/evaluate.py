@@ -17,7 +17,7 @@ from aos_env import core
 from aos_env.checks import MAX_SEED, ArgumentError, check_batch_memory, check_output_file, int_arg, seed_arg
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
-from .registry import make_agent
+from .registry import SPEC_HELP, make_agent
 from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
 
 
@@ -25,9 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m agents.evaluate",
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
-        epilog="Agent specs: random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8 "
-        "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples from it). "
-        "Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
+        epilog=f"Agent specs: {SPEC_HELP}. Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")

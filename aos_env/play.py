@@ -31,6 +31,8 @@ BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from agents.registry import SPEC_HELP  # here, not at the top: the agents load only when needed
+
     p = argparse.ArgumentParser(
         prog="python -m aos_env.play",
         description="Play Age of Summoners against bots, in the terminal or (--web) in the browser.",
@@ -38,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="number of players, 2..4 (default: 2)")
     p.add_argument("--opponents", default="greedy",
                    help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
-                   "random, greedy, mc, mc:rollouts=32, or a model .zip from train.py (default: greedy)")
+                   f"{SPEC_HELP} (default: greedy)")
     p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0..players-1 (default: 0)")
     p.add_argument("--seed", type=seed_arg, default=None,
                    help="game seed, 0..2**63-1 (default: random; with --web, the seed of the first game)")

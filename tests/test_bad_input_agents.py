@@ -67,9 +67,9 @@ def test_mc_max_rollout_turns(value) -> None:
 
 
 @FAST
-@given(not_numbers | st.text(max_size=8).filter(lambda t: t not in ("greedy", "random")))
+@given(not_numbers | st.text(max_size=8).filter(lambda t: t not in ("greedy", "random", "bot")))
 def test_mc_rollout_policy(value) -> None:
-    with pytest.raises(ValueError, match=r"^rollout_policy must be one of 'greedy', 'random'"):
+    with pytest.raises(ValueError, match=r"^rollout_policy must be one of 'greedy', 'random', 'bot'"):
         MonteCarloAgent(rollout_policy=value)
 
 
@@ -150,7 +150,7 @@ def test_unknown_options_list_the_allowed_ones(key) -> None:
 @pytest.mark.parametrize("spec,fragment", [
     ("mc:rollouts", "options are key=value"), ("mc:=3", "options are key=value"),
     ("mc:rollouts=3,rollouts=4", "given twice"), ("mc:rollout_policy=", "rollout_policy must not be empty"),
-    ("mc:rollout_policy=mc", "rollout_policy must be one of 'greedy', 'random', got 'mc'"),
+    ("mc:rollout_policy=mc", "rollout_policy must be one of 'greedy', 'random', 'bot', got 'mc'"),
     ("mc:max_rollout_turns=2.0", "max_rollout_turns must be an int or none"),
     ("x.zip:deterministic=maybe", "deterministic must be true or false"),
     ("x.zip:temperature=1", "unknown option 'temperature' for a model; its options are deterministic, device"),
@@ -162,9 +162,10 @@ def test_malformed_options(spec, fragment) -> None:
 @FAST
 @given(st.text(min_size=1, max_size=10).filter(
     lambda t: t.strip().lower() not in NAMES and ":" not in t and "/" not in t and t.strip()
-    and not t.lower().endswith(".zip")))
+    and not t.lower().endswith((".zip", ".npz"))))
 def test_unknown_agent_names_list_the_known_ones(name) -> None:
-    rejects(name, "unknown agent", "use one of random, greedy, mc or a path to a model .zip")
+    rejects(name, "unknown agent", "use one of random, greedy, mc, bot, search, a path to a model .zip or to a bot "
+            "file .npz")
 
 
 def test_a_typo_gets_a_suggestion() -> None:

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from agents import BotAgent, MonteCarloAgent, PolicyAgent, make_agent
-from agents.bot import SHIPPED, export
+from agents.bot import SHIPPED
+from agents.export import export
 from aos_env import core
 
 

@@ -1,0 +1,81 @@
+"""Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.bot``).
+
+    python -m agents.export runs/default/model.zip bot.npz --players 2
+
+Needs the ``train`` extra (torch, sb3-contrib) to read the model; the bot file then plays with
+numpy alone: ``make_agent("bot.npz")``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from aos_env import core
+from aos_env.checks import ArgumentError, check_file, check_output_file
+
+from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
+
+
+def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
+    """Write the policy and value networks of a MaskablePPO ``model`` (or a path to its .zip) to a
+    bot file ``out``. ``num_players``: the game size it was trained for; ``info``: anything to keep
+    with it (the training command, its results)."""
+    import torch.nn as nn
+
+    out = check_output_file("out", out)
+    if out.suffix.lower() != ".npz":
+        raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
+    if not hasattr(model, "policy"):
+        from sb3_contrib import MaskablePPO
+
+        model = MaskablePPO.load(str(check_file("model", model)), device="cpu")
+    pol = model.policy
+    acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
+    acts.discard("MlpExtractor")
+    if len(acts) != 1 or next(iter(acts)).lower() not in _ACTIVATIONS:
+        raise ArgumentError(f"export: the networks must use one activation of {', '.join(_ACTIVATIONS)}, found {acts}")
+    arrays: dict[str, np.ndarray] = {}
+    for prefix, body, head in (("pi", pol.mlp_extractor.policy_net, pol.action_net),
+                               ("vf", pol.mlp_extractor.value_net, pol.value_net)):
+        linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
+        for i, lin in enumerate(linears):
+            arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
+            arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
+            "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
+            "info": info or {}}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.export",
+                                description="Write the policy and value networks of a model saved by train.py to a numpy-only bot file (.npz).")
+    p.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip)")
+    p.add_argument("out", type=Path, help="the bot file to write (.npz)")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="the game size it was trained for")
+    p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
+    args = p.parse_args(argv)
+    summary = args.model.parent / "summary.json"  # train.py's record of the run: its options and results
+    info = {"model": args.model.name}
+    if summary.is_file():
+        run = json.loads(summary.read_text())
+        info.update(args=run.get("args", {}), timesteps=run.get("timesteps"),
+                    final_evaluation=run.get("final_evaluation", {}))
+    try:
+        path = export(args.model, args.out, args.players, info=info,
+                      dtype=np.float16 if args.float16 else np.float32)
+    except (ArgumentError, FileNotFoundError) as err:
+        p.error(str(err))
+    print(f"wrote {path} ({path.stat().st_size:,} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
