@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import math
 import os
 import re
@@ -238,7 +239,14 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
 
 def total_memory() -> int | None:
     """Bytes of memory this process may use: physical memory, or a lower container
-    (cgroup) limit; None where neither can be read."""
+    (cgroup) limit; None where neither can be read. Read once per process and kept:
+    ``core.init`` checks every batch against it, and reading the system's files on
+    every call would cost more than a small init."""
+    return _machine_memory()
+
+
+@functools.lru_cache(maxsize=1)
+def _machine_memory() -> int | None:
     found = []
     try:
         found.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
