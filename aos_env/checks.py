@@ -234,6 +234,56 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+# ---- arrays of indices -------------------------------------------------------------------
+
+
+def as_array(name: str, value: Any, allowed: str) -> np.ndarray:
+    """``np.asarray(value)`` (an array is returned as it is); a ragged list, or anything else numpy
+    cannot read, is the standard error."""
+    if type(value) is np.ndarray:
+        return value
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError):
+        raise fail(name, allowed, value) from None
+
+
+#: Below this many indices per slot, a repeat is looked for by sorting them; above, by marking them in a
+#: mask of all slots (a few microseconds for 1024 games; np.unique takes ten times as long).
+_SORT_BELOW = 1 / 32
+
+
+def check_indices(name: str, value: Any, size: int, *, distinct: bool = True, what: str = "game") -> np.ndarray:
+    """``value`` (one index or a 1-d integer array of them) as a contiguous int64 array of indices
+    ``0..size-1``; with ``distinct``, none repeated. The range is checked on the dtype given, so a
+    uint64 ``2**64 - 1`` is named as given (not wrapped to -1). An empty array of any dtype is no indices.
+    The result may be ``value`` itself (an int64 array): callers must not write to it."""
+    allowed = f"a 1-d array of {what} indices 0..{size - 1}"
+    arr = as_array(name, value, allowed)
+    if arr.ndim == 0 and arr.dtype != object:
+        arr = arr.reshape(1)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise fail(name, allowed, value)
+    n = arr.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.min() < 0 or arr.max() >= size:
+        bad = arr[(arr < 0) | (arr >= size)][0]
+        raise ArgumentError(f"{name} must be {what} indices 0..{size - 1}, got {bad}")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if distinct and n > 1:
+        if n < size * _SORT_BELOW:
+            ordered = np.sort(arr)
+            repeats = bool((ordered[1:] == ordered[:-1]).any())
+        else:
+            seen = np.zeros(size, dtype=np.bool_)
+            seen[arr] = True
+            repeats = int(np.count_nonzero(seen)) != n
+        if repeats:
+            raise ArgumentError(f"{name} must not repeat a {what}, got {value!r}")
+    return arr
+
+
 # ---- memory ---------------------------------------------------------------------------
 
 

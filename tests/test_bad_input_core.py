@@ -620,3 +620,60 @@ def test_final_scores_cannot_overflow_from_an_accepted_position() -> None:
     state.deck[:] = 0
     core.refresh(state)
     assert (core.final_scores(state) >= 1_000_000).all()
+
+
+# ---- State.take, State.put, State.with_backend --------------------------------------------------
+
+
+@FAST
+@given(bad_games(B).filter(lambda v: not (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x < B
+                                                                            for x in v))))
+def test_take(idx) -> None:
+    state = played()
+    refused(state, lambda: state.take(idx), r"^idx must be ")
+
+
+@FAST
+@given(bad_games(B))
+def test_put_positions(idx) -> None:
+    state = played()
+    n = np.asarray(idx).size if _sized(idx) else 1
+    other = played().take(np.zeros(max(n, 1), np.int64))
+    refused(state, lambda: state.put(idx, other), r"^idx must ")
+
+
+@pytest.mark.parametrize("make,pattern,error", [
+    (lambda s: None, r"^other must be a core\.State, got NoneType", TypeError),
+    (lambda s: s.records[:2], r"^other must be a core\.State, got ndarray", TypeError),
+    (lambda s: core.init(2, P + 1, max_turns=40), r"^other must hold games like this batch's \(3 players, max_turns 40",
+     ArgumentError),
+    (lambda s: core.init(2, P, max_turns=41), r"got 3 players, max_turns 41$", ArgumentError),
+    (lambda s: s.take([0, 1, 2]), r"^idx must hold one position per game of other \(3\), got 2", ArgumentError),
+])
+def test_put_other(make, pattern, error) -> None:
+    state = played()
+    refused(state, lambda: state.put([0, 1], make(state)), pattern, error)
+
+
+def test_put_cards_of_another_file(tmp_path: Path) -> None:
+    text = DEFAULT_CARD_FILE.read_text(encoding="utf-8").replace("points = 0", "points = 1", 1)
+    (tmp_path / "other.toml").write_text(text, encoding="utf-8")
+    state, other = played(), core.init(1, P, max_turns=40, card_file=tmp_path / "other.toml")
+    refused(state, lambda: state.put([0], other), r"cards from .*other\.toml$")
+
+
+@pytest.mark.parametrize("value", ["jax", None, 3, np.array(["numpy"]), ["numpy"]], ids=repr)
+def test_with_backend(value) -> None:
+    state = played()
+    refused(state, lambda: state.with_backend(value), r"^backend must be one of 'numba', 'numpy', got ")
+
+
+def test_state_methods_valid_controls() -> None:
+    import pickle
+
+    state = played()
+    part = state.take(np.array([2, 2, 0], np.uint8)[::2])  # not contiguous: games 2 and 0
+    assert part.batch_size == 2 and same_games(part, state.take([2, 0]))
+    state.put(np.uint16([3, 1]), pickle.loads(pickle.dumps(part)))  # an unpickled copy has equal cards
+    assert same_games(state.take([3, 1]), part)
+    assert state.take(np.int64(1)).batch_size == 1 and state.with_backend(np.str_("numpy")).backend == "numpy"

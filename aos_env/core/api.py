@@ -111,49 +111,9 @@ def init(
     return state
 
 
-def _as_array(name: str, value, allowed: str) -> np.ndarray:
-    """``np.asarray(value)``; a ragged list (or anything numpy cannot read) is the standard error."""
-    if type(value) is np.ndarray:
-        return value
-    try:
-        return np.asarray(value)
-    except (ValueError, TypeError):
-        raise checks.fail(name, allowed, value) from None
-
-
-#: Below this many games per game of the batch, a repeat is looked for by sorting ``games``; above,
-#: by marking the games in a mask of the batch (a few microseconds for 1024 games; np.unique took
-#: hundreds, on every step of a learner).
-_SORT_BELOW = 1 / 32
-
-
 def _check_games(state: State, games, name: str = "games") -> np.ndarray:
-    """``games`` as a contiguous int64 index array: distinct game indices 0..B-1."""
-    B = state.batch_size
-    allowed = f"a 1-d array of game indices 0..{B - 1}"
-    arr = _as_array(name, games, allowed)
-    if arr.ndim == 0 and arr.dtype != object:
-        arr = arr.reshape(1)
-    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
-        raise checks.fail(name, allowed, games)
-    n = arr.size
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    if arr.min() < 0 or arr.max() >= B:  # on the dtype given: a uint64 index is shown as given, not wrapped
-        bad = arr[(arr < 0) | (arr >= B)][0]
-        raise checks.ArgumentError(f"{name} must be game indices 0..{B - 1}, got {bad}")
-    arr = np.ascontiguousarray(arr, dtype=np.int64)
-    if n > 1:
-        if n < B * _SORT_BELOW:
-            ordered = np.sort(arr)
-            repeats = bool((ordered[1:] == ordered[:-1]).any())
-        else:
-            seen = np.zeros(B, dtype=np.bool_)
-            seen[arr] = True
-            repeats = int(np.count_nonzero(seen)) != n
-        if repeats:
-            raise checks.ArgumentError(f"{name} must not repeat a game, got {games!r}")
-    return arr
+    """``games`` as a contiguous int64 index array: distinct game indices 0..B-1 (do not write to it)."""
+    return checks.check_indices(name, games, state.batch_size)
 
 
 def reset(state: State, games, seed) -> State:
@@ -189,7 +149,7 @@ def describe_illegal(state: State, b: int, a: int) -> str:
 
 def _actions_array(actions, n: int) -> np.ndarray:
     """``actions`` as an integer array of shape (n,), in the dtype given; ArgumentError otherwise."""
-    a = _as_array("actions", actions, f"an integer array of shape ({n},): one action id per game stepped")
+    a = checks.as_array("actions", actions, f"an integer array of shape ({n},): one action id per game stepped")
     if a.shape != (n,):
         raise checks.ArgumentError(
             f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
@@ -260,7 +220,7 @@ def _check_player(state: State, player, n: int, name: str = "player") -> np.ndar
     allowed = f"an int 0..{P - 1} or an integer array of shape ({n},)"
     if isinstance(player, (bool, np.bool_)):
         raise checks.fail(name, allowed, player)
-    arr = _as_array(name, player, allowed)
+    arr = checks.as_array(name, player, allowed)
     if arr.dtype.kind not in "iu":
         raise checks.fail(name, allowed, player)
     if arr.ndim and arr.shape != (n,):
