@@ -927,3 +927,158 @@ def test_classic_wrapper_illegal_reward(value) -> None:
 @pytest.mark.parametrize("value", [None, "env", aos_env.env], ids=repr)
 def test_classic_wrapper_env(value) -> None:
     refused(None, lambda: ClassicWrapper(value), r"^env must be an aos_env\.aec_env\.raw_env, got ")
+
+
+# ---- the OpenSpiel adapter ---------------------------------------------------------------------------
+
+pyspiel = pytest.importorskip("pyspiel")
+import aos_env.openspiel as aos_spiel  # noqa: E402
+
+
+def spiel_fingerprint(state) -> tuple:
+    engine = state.engine_state
+    return (str(state), list(state.history()), None if engine is None else engine.records.tobytes(),
+            state._own_actions.tobytes(), list(state._returns), state.get_game()._deals, state.is_terminal())
+
+
+def spiel_refused(state, call, pattern: str, error: type = ArgumentError) -> str:
+    before = spiel_fingerprint(state)
+    with pytest.raises(error, match=pattern) as e:
+        call()
+    assert spiel_fingerprint(state) == before, f"a refused call changed the OpenSpiel state: {e.value}"
+    CASES["count"] += 1
+    return str(e.value)
+
+
+@functools.lru_cache(maxsize=None)
+def _spiel_states(backend: str) -> dict:
+    game = pyspiel.load_game(aos_spiel.GAME_NAME, {"players": 3, "max_turns": 6, "rng_seed": 4})
+    chance = game.new_initial_state()
+    mid = game.new_initial_state()
+    mid.apply_action(aos_spiel.DEAL)
+    rng = np.random.default_rng(2)
+    for _ in range(6):
+        mid.apply_action(int(rng.choice(mid.legal_actions())))
+    over = mid.clone()
+    while not over.is_terminal():
+        over.apply_action(int(rng.choice(over.legal_actions())))
+    return {"chance": chance, "mid": mid, "over": over}
+
+
+def spiel_state(kind: str):
+    """A chance node, a position a few decisions into a game, and a finished game (clones of states made
+    once per engine; core.init picks the engine from $AOS_BACKEND)."""
+    return _spiel_states(core.default_backend())[kind].clone()
+
+
+@pytest.mark.parametrize("params,pattern", [
+    ({"players": 5}, r"parameter 'players' must be 2\.\.4, got 5"), ({"players": 1}, r"parameter 'players' must be 2\.\.4"),
+    ({"max_turns": 0}, r"parameter 'max_turns' must be 1\.\.\d+, got 0"),
+    ({"max_turns": aos_spiel.MAX_MAX_TURNS + 1}, r"parameter 'max_turns' must be 1\.\.\d+, got "),
+    ({"rng_seed": -1}, r"parameter 'rng_seed' must be 0\.\.2147483647, got -1"),
+    ({"rng_seed": -(2**31)}, r"parameter 'rng_seed' must be 0\.\.2147483647"),
+], ids=repr)
+def test_load_game_parameter_ranges(params, pattern) -> None:
+    """A negative rng_seed was accepted and failed only at the first deal, as a 'seed' nobody gave."""
+    refused(None, lambda: pyspiel.load_game(aos_spiel.GAME_NAME, params), r"^python_age_of_summoners: " + pattern)
+
+
+@pytest.mark.parametrize("params,pattern", [
+    ({"players": "3"}, r"parameter 'players' must be an int, got '3'"),
+    ({"players": 3.0}, r"parameter 'players' must be an int, got 3\.0"),
+    ({"players": True}, r"parameter 'players' must be an int, got True"),
+    ({"max_turns": None}, r"parameter 'max_turns' must be an int, got None"),
+    ({"rng_seed": np.float64(1)}, r"parameter 'rng_seed' must be an int"),
+    ({"rng_seed": 2**40}, r"parameter 'rng_seed' must be 0\.\.2147483647, got 1099511627776"),
+    ({"rng_seed": HUGE_U64}, r"parameter 'rng_seed' must be 0\.\.2147483647, got 18446744073709551615"),
+    ({"seed": 1}, r"unknown parameter\(s\) \['seed'\]"),
+    ([("players", 3)], r"params must be a dict of parameters or None, got \[\('players', 3\)\]"),
+    (3, r"params must be a dict of parameters or None, got 3"), ("players=3", r"params must be a dict"),
+], ids=repr)
+def test_the_game_class_checks_its_parameters(params, pattern) -> None:
+    """Without load_game (which checks names and types itself, as SpielErrors: OpenSpiel's convention)."""
+    refused(None, lambda: aos_spiel.AgeOfSummonersGame(params), r"^python_age_of_summoners: " + pattern)
+
+
+def test_load_game_types_are_openspiel_errors() -> None:
+    for params, pattern in (({"players": 2.5}, "Wrong type for parameter players"),
+                            ({"players": True}, "Wrong type for parameter players"),
+                            ({"player": 3}, "Unknown parameter 'player'")):
+        refused(None, lambda: pyspiel.load_game(aos_spiel.GAME_NAME, params), pattern, pyspiel.SpielError)
+
+
+def test_load_game_valid_controls() -> None:
+    game = aos_spiel.AgeOfSummonersGame({"players": np.int64(4), "max_turns": np.uint16(9), "rng_seed": np.int8(3)})
+    assert (game.num_players(), game.max_turns, game.rng_seed) == (4, 9, 3)
+    assert pyspiel.load_game(aos_spiel.GAME_NAME, {"rng_seed": 2**31 - 1}).rng_seed == 2**31 - 1
+
+
+bad_spiel_actions = (not_ints | st.just(np.zeros((), np.int64))).filter(lambda v: not isinstance(v, np.generic)
+                                                                        or not np.issubdtype(type(v), np.integer))
+
+
+@FAST
+@given(st.sampled_from(["chance", "mid", "over"]), bad_spiel_actions)
+def test_apply_action_types(kind, action) -> None:
+    state = spiel_state(kind)
+    spiel_refused(state, lambda: state.apply_action(action), r"^action must be an int action id 0\.\.43, got ")
+
+
+@FAST
+@given(st.sampled_from([-1, -2, 44, 99, 2**40, 2**63, 2**64 - 1, -(2**70), HUGE_U64, np.int64(-1), np.uint8(44)]))
+def test_apply_action_ids_out_of_range(action) -> None:
+    a = int(action)
+    mid = spiel_state("mid")
+    spiel_refused(mid, lambda: mid.apply_action(action), rf"^illegal action: game 0: action {a} \(not an action id\) ",
+                  ValueError)
+    chance = spiel_state("chance")
+    spiel_refused(chance, lambda: chance.apply_action(action), rf"^the deal has one chance outcome, 0; got {a}$",
+                  ValueError)
+    over = spiel_state("over")
+    spiel_refused(over, lambda: over.apply_action(action), rf"^the game is over .*got {a}$", ValueError)
+
+
+def test_apply_action_illegal_and_after_the_end() -> None:
+    mid = spiel_state("mid")
+    for a in sorted(set(range(core.NUM_ACTIONS)) - set(mid.legal_actions()))[:10]:
+        spiel_refused(mid, lambda: mid.apply_action(a), rf"^illegal action: game 0: action {a} ", ValueError)
+        spiel_refused(mid, lambda: mid.apply_action(np.int16(a)), rf"^illegal action: game 0: action {a} ", ValueError)
+    chance = spiel_state("chance")
+    for a in (1, 5, 43):
+        spiel_refused(chance, lambda: chance.apply_action(a), r"^the deal has one chance outcome, 0; got ", ValueError)
+    over = spiel_state("over")
+    for a in range(0, core.NUM_ACTIONS, 4):  # core.step ignores actions for finished games: the state refuses them
+        spiel_refused(over, lambda: over.apply_action(a), r"^the game is over \(a terminal state\)", ValueError)
+    mid.apply_action(np.uint8(mid.legal_actions()[0]))  # a valid control
+
+
+@FAST
+@given(st.sampled_from(["chance", "mid", "over"]),
+       not_ints | st.integers(max_value=-1) | st.integers(min_value=3) | st.just(HUGE_U64))
+def test_resample_from_infostate_player(kind, player) -> None:
+    state = spiel_state(kind)
+    sampler = pyspiel.UniformProbabilitySampler(0, 0.0, 1.0)
+    spiel_refused(state, lambda: state.resample_from_infostate(player, sampler), r"^player must be an int in 0\.\.2, got ")
+
+
+@pytest.mark.parametrize("sampler,pattern", [
+    (0.5, r"^probability_sampler must be a callable"), (None, r"^probability_sampler must be a callable"),
+    (lambda: 1.5, r"^probability_sampler must return floats in \[0, 1\), got 1\.5"),
+    (lambda: "x", r"^probability_sampler must return floats"), (lambda: float("nan"), r"must return floats"),
+])
+def test_resample_from_infostate_sampler(sampler, pattern) -> None:
+    state = spiel_state("mid")
+    spiel_refused(state, lambda: state.resample_from_infostate(0, sampler), pattern, ValueError)
+
+
+@pytest.mark.parametrize("player", [-1, 3, 1.0, True, None, "0", HUGE_U64], ids=repr)
+def test_spiel_observations_player(player) -> None:
+    state = spiel_state("mid")
+    spiel_refused(state, lambda: state.observation(player), r"^player must be an int in 0\.\.2, got ", ValueError)
+    spiel_refused(state, lambda: state.own_action_counts(player), r"^player must be an int in 0\.\.2, got ", ValueError)
+
+
+def test_make_py_observer_arguments() -> None:
+    game = pyspiel.load_game(aos_spiel.GAME_NAME)
+    refused(None, lambda: game.make_py_observer("x"), r"^iig_obs_type must be a pyspiel\.IIGObservationType or None")
+    refused(None, lambda: game.make_py_observer(None, {"a": 1}), r"observers take no parameters", ValueError)
