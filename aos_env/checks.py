@@ -284,6 +284,27 @@ def check_indices(name: str, value: Any, size: int, *, distinct: bool = True, wh
     return arr
 
 
+def check_seats(name: str, value: Any, count: int, num_players: int) -> np.ndarray:
+    """``value``, one seat ``0..num_players-1`` for every game (an int) or an integer array of shape
+    ``(count,)``, as a contiguous int64 array of shape ``(count,)``. The range is checked on the dtype
+    given (a uint64 ``2**64 - 1`` is named as given, not wrapped to -1)."""
+    allowed = f"an int 0..{num_players - 1} or an integer array of shape ({count},)"
+    if isinstance(value, (bool, np.bool_)):
+        raise fail(name, allowed, value)
+    arr = as_array(name, value, allowed)
+    if arr.dtype.kind not in "iu":
+        raise fail(name, allowed, value)
+    if arr.ndim and arr.shape != (count,):
+        raise ArgumentError(f"{name} must be an int or an array of shape ({count},), got shape {arr.shape}")
+    if arr.size and (arr.min() < 0 or arr.max() >= num_players):
+        flat = arr.reshape(-1)
+        bad = flat[(flat < 0) | (flat >= num_players)][0]
+        raise ArgumentError(f"{name} must be in 0..{num_players - 1}, got {bad}")
+    if arr.ndim == 0:
+        return np.full(count, int(arr), dtype=np.int64)
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
 # ---- memory ---------------------------------------------------------------------------
 
 

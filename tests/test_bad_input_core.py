@@ -1082,3 +1082,49 @@ def test_make_py_observer_arguments() -> None:
     game = pyspiel.load_game(aos_spiel.GAME_NAME)
     refused(None, lambda: game.make_py_observer("x"), r"^iig_obs_type must be a pyspiel\.IIGObservationType or None")
     refused(None, lambda: game.make_py_observer(None, {"a": 1}), r"observers take no parameters", ValueError)
+
+
+# ---- aos_env.determinise -------------------------------------------------------------------------
+
+from aos_env.determinise import determinise, fresh_streams  # noqa: E402
+
+
+def _rng_state(rng: np.random.Generator) -> str:
+    return repr(rng.bit_generator.state)
+
+
+@FAST
+@given(bad_players)
+def test_determinise_viewer(viewer) -> None:
+    state, rng = played(), np.random.default_rng(0)
+    before = _rng_state(rng)
+    refused(state, lambda: determinise(state, viewer, rng), r"^viewer must ")
+    assert _rng_state(rng) == before
+
+
+@pytest.mark.parametrize("rng", [None, 3, np.random.RandomState(0), "rng", np.random.default_rng, np.random.PCG64(0)],
+                         ids=repr)
+def test_determinise_and_fresh_streams_rng(rng) -> None:
+    state = played()
+    pattern = r"^rng must be a numpy\.random\.Generator \(e\.g\. np\.random\.default_rng\(seed\)\), got "
+    refused(state, lambda: determinise(state, state.current_player, rng), pattern)
+    refused(state, lambda: fresh_streams(state, rng), pattern)
+
+
+@pytest.mark.parametrize("value", NOT_STATES, ids=lambda v: type(v).__name__)
+def test_determinise_and_fresh_streams_state(value) -> None:
+    rng = np.random.default_rng(0)
+    before = _rng_state(rng)
+    refused(None, lambda: determinise(value, np.zeros(B, np.int64), rng), r"^state must be a core\.State", TypeError)
+    refused(None, lambda: fresh_streams(value, rng), r"^state must be a core\.State", TypeError)
+    assert _rng_state(rng) == before
+
+
+def test_determinise_valid_controls() -> None:
+    a, b = played(), played()
+    determinise(a, np.full(B, 1, np.uint8), np.random.default_rng(5))
+    determinise(b, np.int64(1), np.random.default_rng(5))  # one seat for every game
+    assert same_games(a, b)
+    c = played()
+    determinise(c, np.full(2 * B, 1)[::2], np.random.default_rng(5))  # not contiguous
+    assert same_games(a, c)

@@ -216,22 +216,7 @@ def step(state: State, actions, games=None) -> State:
 
 def _check_player(state: State, player, n: int, name: str = "player") -> np.ndarray:
     """``player`` (an int or an (n,) integer array of seats 0..P-1) as an int64 array of shape (n,)."""
-    P = state.num_players
-    allowed = f"an int 0..{P - 1} or an integer array of shape ({n},)"
-    if isinstance(player, (bool, np.bool_)):
-        raise checks.fail(name, allowed, player)
-    arr = checks.as_array(name, player, allowed)
-    if arr.dtype.kind not in "iu":
-        raise checks.fail(name, allowed, player)
-    if arr.ndim and arr.shape != (n,):
-        raise checks.ArgumentError(f"{name} must be an int or an array of shape ({n},), got shape {arr.shape}")
-    if arr.size and (arr.min() < 0 or arr.max() >= P):  # on the dtype given: uint64 seats are not wrapped
-        flat = arr.reshape(-1)
-        bad = flat[(flat < 0) | (flat >= P)][0]
-        raise checks.ArgumentError(f"{name} must be in 0..{P - 1}, got {bad}")
-    if arr.ndim == 0:
-        return np.full(n, int(arr), dtype=np.int64)
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return checks.check_seats(name, player, n, state.num_players)
 
 
 def observe(state: State, player, games=None) -> np.ndarray:
