@@ -212,8 +212,8 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
     array_text = f"an integer array of shape ({count},) with values 0..2**63-1"
     if is_int(value):
         s = int(value)
-        if not 0 <= s <= MAX_SEED - (count - 1):
-            if count == 1:
+        if not 0 <= s <= MAX_SEED - max(count - 1, 0):  # no games: the seed must still be one
+            if count <= 1:
                 raise fail(name, f"an int 0..2**63-1 or {array_text}", value)
             raise fail(name, f"an int 0..2**63-{count} (the {count} games play seeds {name}..{name}+{count - 1}, "
                        f"each at most 2**63-1) or {array_text}", value)

@@ -1128,3 +1128,48 @@ def test_determinise_valid_controls() -> None:
     c = played()
     determinise(c, np.full(2 * B, 1)[::2], np.random.default_rng(5))  # not contiguous
     assert same_games(a, c)
+
+
+# ---- refresh: any one edit is checked, never half-applied -------------------------------------------
+
+EDITABLE = {  # field: value range a hand edit may write (within the field's dtype)
+    "hand": (-3, 6), "mana": (-3, 6), "spirits": (-3, 6), "stones": (-3, 6), "deck": (-3, 6), "discard": (-3, 6),
+    "offer": (-1, 3), "head": (-3, 33), "vp": (-(2**31), I32), "faith": (-5, 15), "active_player": (-2, 4),
+    "current_player": (-2, 4), "declarer": (-3, 4), "turn": (-5, 60), "last_turn": (-5, 60),
+    "phase": (0, len(Phase) + 2),
+}
+
+
+def _consistent(state: core.State, b: int) -> None:
+    """What an accepted position must be (docs: refresh's checks)."""
+    totals = (state.hand[b].sum(0) + state.mana[b].sum(0) + state.spirits[b].sum(0) + state.stones[b].sum(0)
+              + state.deck[b] + state.discard[b] + state.offer[b])
+    assert (totals == state.cards.copies).all() and not state.offer[b].any()
+    assert 0 <= state.faith[b].min() and state.faith[b].max() <= 10 and 0 <= state.vp[b].min() <= 1_000_000
+    assert state.legal_action_mask[b].any() and Phase(int(state.phase[b])) in (Phase.COMMAND, Phase.LEPRECHAUN)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(sorted(EDITABLE)), st.data())
+def test_refresh_after_any_one_edit(field, data) -> None:
+    state = setup()
+    arr = getattr(state, field)
+    index = tuple(data.draw(st.integers(0, n - 1)) for n in arr.shape[1:])
+    low, high = EDITABLE[field]
+    arr[(1, *index)] = data.draw(st.integers(low, high))
+    before = state.records.tobytes()
+    try:
+        core.refresh(state)
+    except ValueError as e:
+        assert str(e).startswith("refresh: ") and "game 1" in str(e), str(e)
+        assert state.records.tobytes() == before, f"refresh changed a position it refused: {e}"
+        CASES["count"] += 1
+    else:
+        _consistent(state, 1)
+
+
+def test_reset_no_games_still_checks_the_seed() -> None:
+    state = played()
+    for seed in (2**63, -1, HUGE_U64, 1.5, "0", None):
+        refused(state, lambda: core.reset(state, [], seed), r"^seed must ")
+    core.reset(state, [], 2**63 - 1)  # a valid control: nothing to reset
