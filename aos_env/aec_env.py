@@ -227,6 +227,12 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last``; before ``reset`` the RuntimeError of every other call (not an AttributeError)."""
+        if self._game is None:
+            self._require_game()
+        return super().last(observe)
+
     def _illegal(self, agent: str, a: int) -> None:
         raise ValueError(f"{agent}: " + describe_illegal(self._game, 0, a).split(": ", 1)[1])
 
@@ -418,6 +424,8 @@ class ClassicWrapper(BaseWrapper):
 
     def last(self, observe: bool = True):
         raw = self.env
+        if raw._game is None:
+            raw._require_game()
         agent = raw.agent_selection
         obs = self.observe(agent) if observe else None
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]

@@ -216,6 +216,13 @@ def test_init_card_file_missing_folder_junk_and_both(tmp_path: Path) -> None:
     init_rejects(r"^give card_file or cards, not both", card_file=DEFAULT_CARD_FILE, cards=DEFAULT)
 
 
+@pytest.mark.parametrize("value", ["jax", "", "Numba"])
+def test_init_with_a_bad_aos_backend_variable(monkeypatch, value) -> None:
+    monkeypatch.setenv(core.BACKEND_ENV, value)
+    init_rejects(rf"^AOS_BACKEND must be one of numba, numpy, got {value!r}$", ValueError)
+    assert core.init(1, backend="numpy").backend == "numpy"  # an explicit backend does not read it
+
+
 def test_init_valid_controls() -> None:
     s = core.init(np.int8(3), np.uint8(4), seed=np.arange(10, dtype=np.uint16)[::3][:3], max_turns=np.int64(9),
                   card_file=str(DEFAULT_CARD_FILE), backend=np.str_(core.default_backend()))
@@ -838,9 +845,10 @@ def test_env_step_outside_the_action_space_is_an_assertion(action) -> None:
 def test_before_reset() -> None:
     raw = aos_env.raw_env()
     for call in (lambda: raw.step(0), lambda: raw.observe("player_0"), lambda: raw.state(),
-                 lambda: raw.describe(0), lambda: raw.legal_actions()):
+                 lambda: raw.describe(0), lambda: raw.legal_actions(), lambda: raw.last()):
         env_refused(raw, call, r"^call reset\(\) before using the environment$", RuntimeError)
     wrapped = aos_env.env()
+    env_refused(wrapped, lambda: wrapped.last(), r"^call reset\(\) before using the environment$", RuntimeError)
     for call, what in ((lambda: wrapped.step(0), "step"), (lambda: wrapped.observe("player_0"), "observe"),
                        (lambda: wrapped.state(), "state"), (lambda: wrapped.render(), "render")):
         env_refused(wrapped, call, rf"reset\(\) needs to be called before {what}", AssertionError)
@@ -1173,3 +1181,29 @@ def test_reset_no_games_still_checks_the_seed() -> None:
     for seed in (2**63, -1, HUGE_U64, 1.5, "0", None):
         refused(state, lambda: core.reset(state, [], seed), r"^seed must ")
     core.reset(state, [], 2**63 - 1)  # a valid control: nothing to reset
+
+
+# ---- card files through core.init and the env ------------------------------------------------------
+
+_SHIPPED_LINES = DEFAULT_CARD_FILE.read_text(encoding="utf-8").splitlines()
+_FIELD_LINES = [i for i, line in enumerate(_SHIPPED_LINES) if " = " in line and not line.lstrip().startswith("#")]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(_FIELD_LINES), st.sampled_from(['""', "-1", "1.5", "true", "[]", "{}", "nan", "99999999999",
+                                                        '"ZZ"', "{ vp = -1 }", "{ special = 3 }", "1e3", "inf"]),
+       st.sampled_from(["init", "raw_env"]))
+def test_a_broken_card_file_through_init_and_the_env(tmp_path_factory, line, value, entry) -> None:
+    """One field of the shipped file set to junk: a CardDataError naming the file, or (junk that happens
+    to be valid there) a game; never another exception."""
+    lines = list(_SHIPPED_LINES)
+    lines[line] = lines[line].split(" = ", 1)[0] + " = " + value
+    path = tmp_path_factory.mktemp("cards") / "broken.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    try:
+        made = core.init(2, card_file=path) if entry == "init" else aos_env.raw_env(card_file=str(path))
+    except CardDataError as e:
+        assert str(path.resolve()) in str(e), str(e)
+        CASES["count"] += 1
+    else:
+        assert made is not None
