@@ -293,7 +293,8 @@ U64_MAX = np.uint64(2**64 - 1)
     ("active", {"active": U64_MAX}), ("turn", {"turn": U64_MAX}), ("turn", {"turn": 2**31, "declarer": 1}),
     ("declarer", {"declarer": U64_MAX}), ("last_turn", {"declarer": 1, "last_turn": U64_MAX}),
     ("seed", {"seed": U64_MAX}), ("players[0].vp", {"players": two_players(vp=U64_MAX)}),
-    ("players[0].vp", {"players": two_players(vp=1_000_001)}), ("players[0].faith", {"players": two_players(faith=U64_MAX)}),
+    ("players[0].vp", {"players": two_players(vp=1_000_001)}),
+    ("players[0].faith", {"players": two_players(faith=U64_MAX)}),
     ("players[0].head", {"players": two_players(head=U64_MAX)}), ("deck[0]", {"deck": [U64_MAX]}),
     ("players[0].hand[1]", {"players": [{"hand": ["Imp", np.uint64(2**63)]}, {}]}),
 ])
