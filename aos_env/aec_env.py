@@ -76,7 +76,8 @@ def _action_id(action, agent: str) -> int:
     if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
                                           and action.dtype.kind in "iu"):
         return int(action)
-    raise ValueError(f"{agent}: action must be an int action id 0..{core.NUM_ACTIONS - 1}, got {action!r}")
+    raise checks.ArgumentError(f"{agent}: action must be an int action id 0..{core.NUM_ACTIONS - 1}, "
+                               f"got {action!r:.80}")
 
 
 class raw_env(AECEnv):
@@ -109,10 +110,10 @@ class raw_env(AECEnv):
         if render_mode is not None:
             checks.check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
-        self.max_turns = checks.check_int("max_turns", max_turns, 1)
+        self.max_turns = checks.check_int("max_turns", max_turns, 1, core.api.MAX_MAX_TURNS)
         self.record_replay = checks.check_bool("record_replay", record_replay)
-        self.backend = backend if backend is not None else core.default_backend()
-        checks.check_choice("backend", self.backend, core.BACKENDS)
+        checks.check_choice("backend", backend, (None, *core.BACKENDS))
+        self.backend = str(backend) if backend is not None else core.default_backend()
         self.cards = load_cards(card_file)
         self.card_file = card_file
         self._replay: Replay | None = None
@@ -141,7 +142,8 @@ class raw_env(AECEnv):
         """Start a new game; ``reset(seed=s)`` always gives the same game (seeds 0..2**63-1)."""
         seed = checks.check_optional_seed("seed", seed)
         if options is not None and not isinstance(options, dict):
-            raise ValueError(f"options must be a dict or None, got {options!r}")
+            raise checks.fail("options", "a dict or None", options)
+        # the keys of options are not checked: the game takes none, and PettingZoo's api_test passes some
         if seed is None:
             seed = int(self._rng.integers(2**62))
         self._begin(core.init(1, self.num_players, seed=seed, max_turns=self.max_turns, cards=self.cards,
@@ -175,9 +177,9 @@ class raw_env(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The agent's observation vector and its action mask (all zeros unless it must act now)."""
-        p = self.agent_name_mapping.get(agent)
+        p = self.agent_name_mapping.get(agent) if type(agent) is str else None
         if p is None:
-            self._agent(agent)
+            p = self.agent_name_mapping[self._agent(agent)]
         game = self._require_game()
         acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
         if self._fast is not None:
@@ -195,6 +197,8 @@ class raw_env(AECEnv):
 
     def step(self, action: int | None) -> None:
         """Play ``action`` for the acting agent (``None`` once the agent is done)."""
+        if self._game is None:
+            self._require_game()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -221,6 +225,12 @@ class raw_env(AECEnv):
         self._after(cur, phase, cmd, turn, active, over)
         if self.render_mode == "human":
             self.render()
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last``; before ``reset`` the RuntimeError of every other call (not an AttributeError)."""
+        if self._game is None:
+            self._require_game()
+        return super().last(observe)
 
     def _illegal(self, agent: str, a: int) -> None:
         raise ValueError(f"{agent}: " + describe_illegal(self._game, 0, a).split(": ", 1)[1])
@@ -292,11 +302,11 @@ class raw_env(AECEnv):
     def load_state(self, state: core.State) -> None:
         """Continue from a given engine state (a batch of one), e.g. from ``aos_env.positions``."""
         if not isinstance(state, core.State):
-            raise ValueError(f"state must be a core.State of 1 game of {self.num_players} players, got "
-                             f"{type(state).__name__}")
+            raise checks.ArgumentError(f"state must be a core.State of 1 game of {self.num_players} players, got "
+                                       f"{type(state).__name__}")
         if state.batch_size != 1 or state.num_players != self.num_players:
-            raise ValueError(f"state must be a core.State of 1 game of {self.num_players} players, got "
-                             f"{state.batch_size} games of {state.num_players}")
+            raise checks.ArgumentError(f"state must be a core.State of 1 game of {self.num_players} players, got "
+                                       f"{state.batch_size} games of {state.num_players}")
         self._begin(state)
         self._replay = None  # a position set by hand has no seed: it cannot be replayed
 
@@ -305,28 +315,40 @@ class raw_env(AECEnv):
 
         ``players``: who sat in each seat (agent specs, "human", ...; default the agent names).
         """
+        names = self._check_players(players)
         if not self.record_replay:
             raise RuntimeError("this env keeps no replay: create it with record_replay=True")
         if self._replay is None:
             raise RuntimeError("no game to replay: call reset() first (a game begun with load_state() has no seed "
                                "and cannot be replayed)")
         replay = copy.deepcopy(self._replay)
-        if players is not None:
-            if len(players) != self.num_players:
-                raise ValueError(f"players: expected {self.num_players} names (one per seat), got {len(players)}")
-            replay.players = [str(p) for p in players]
+        if names is not None:
+            replay.players = names
         replay.finish(self._require_game())
         return replay
 
+    def _check_players(self, players) -> list[str] | None:
+        """``players`` of ``replay``: None, or one non-empty name (a string) per seat."""
+        if players is None:
+            return None
+        allowed = f"a list of {self.num_players} names (non-empty strings, one per seat) or None"
+        if isinstance(players, (str, bytes)) or not isinstance(players, (list, tuple, np.ndarray)):
+            raise checks.fail("players", allowed, players)
+        names = list(players)
+        if len(names) != self.num_players or not all(isinstance(p, str) and p.strip() for p in names):
+            raise checks.fail("players", allowed, players)
+        return [str(p) for p in names]
+
     def save_replay(self, path: str | Path, players: Sequence[str] | None = None) -> Path:
         """Write ``replay(players)`` to ``path`` as JSON (``python -m aos_env.replay PATH`` shows it)."""
+        checks.check_output_file("path", path)
         return self.replay(players).save(path)
 
     def describe(self, action: int) -> str:
         """What ``action`` means in the current decision, e.g. ``"summon Sphinx (AS018)"``."""
         a = _action_id(action, "describe")
         if not 0 <= a < core.NUM_ACTIONS:
-            raise ValueError(f"action must be an action id 0..{core.NUM_ACTIONS - 1}, got {a}")
+            raise checks.ArgumentError(f"describe: action must be an action id 0..{core.NUM_ACTIONS - 1}, got {a}")
         return describe_action(self._require_game(), 0, a)
 
     def legal_actions(self) -> list[int]:
@@ -334,9 +356,13 @@ class raw_env(AECEnv):
         return [int(a) for a in np.nonzero(self._require_game().legal_action_mask[0])[0]]
 
     def _agent(self, agent) -> str:
-        if agent not in self.agent_name_mapping:
-            raise ValueError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r}")
-        return agent
+        try:
+            known = isinstance(agent, str) and agent in self.agent_name_mapping
+        except TypeError:  # e.g. an array: not hashable
+            known = False
+        if not known:
+            raise checks.ArgumentError(f"agent must be one of {', '.join(self.possible_agents)}, got {agent!r:.80}")
+        return str(agent)
 
     def _require_game(self) -> core.State:
         if self._game is None:
@@ -361,8 +387,10 @@ class ClassicWrapper(BaseWrapper):
     _BEFORE_RESET = {"rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents", "agents"}
 
     def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
+        if not isinstance(env, raw_env):
+            raise checks.fail("env", "an aos_env.aec_env.raw_env", env)
+        self._illegal_reward = checks.check_float("illegal_reward", illegal_reward)
         super().__init__(env)
-        self._illegal_reward = float(illegal_reward)
         self._has_reset = False
         self._has_updated = False
         self._terminated = False  # by an illegal move
@@ -395,6 +423,8 @@ class ClassicWrapper(BaseWrapper):
 
     def last(self, observe: bool = True):
         raw = self.env
+        if raw._game is None:
+            raw._require_game()
         agent = raw.agent_selection
         obs = self.observe(agent) if observe else None
         return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
@@ -407,15 +437,16 @@ class ClassicWrapper(BaseWrapper):
             self._has_updated = True
             EnvLogger.warn_step_after_terminated_truncated()
             return
-        self._has_updated = True
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
         if action is None:
             assert done, "action is not in action space"
+            self._has_updated = True
             raw.step(None)
             return
         assert raw.action_spaces[agent].contains(action) and not isinstance(action, (bool, np.bool_)), \
             "action is not in action space"
+        self._has_updated = True
         if self._terminated and done:
             raw._was_dead_step(action)
         elif not done and not raw._require_game().legal_action_mask[0, int(action)]:

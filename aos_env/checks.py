@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import math
 import os
 import re
@@ -211,8 +212,8 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
     array_text = f"an integer array of shape ({count},) with values 0..2**63-1"
     if is_int(value):
         s = int(value)
-        if not 0 <= s <= MAX_SEED - (count - 1):
-            if count == 1:
+        if not 0 <= s <= MAX_SEED - max(count - 1, 0):  # no games: the seed must still be one
+            if count <= 1:
                 raise fail(name, f"an int 0..2**63-1 or {array_text}", value)
             raise fail(name, f"an int 0..2**63-{count} (the {count} games play seeds {name}..{name}+{count - 1}, "
                        f"each at most 2**63-1) or {array_text}", value)
@@ -233,12 +234,90 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+# ---- arrays of indices -------------------------------------------------------------------
+
+
+def as_array(name: str, value: Any, allowed: str) -> np.ndarray:
+    """``np.asarray(value)`` (an array is returned as it is); a ragged list, or anything else numpy
+    cannot read, is the standard error."""
+    if type(value) is np.ndarray:
+        return value
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError):
+        raise fail(name, allowed, value) from None
+
+
+#: Below this many indices per slot, a repeat is looked for by sorting them; above, by marking them in a
+#: mask of all slots (a few microseconds for 1024 games; np.unique takes ten times as long).
+_SORT_BELOW = 1 / 32
+
+
+def check_indices(name: str, value: Any, size: int, *, distinct: bool = True, what: str = "game") -> np.ndarray:
+    """``value`` (one index or a 1-d integer array of them) as a contiguous int64 array of indices
+    ``0..size-1``; with ``distinct``, none repeated. The range is checked on the dtype given, so a
+    uint64 ``2**64 - 1`` is named as given (not wrapped to -1). An empty array of any dtype is no indices.
+    The result may be ``value`` itself (an int64 array): callers must not write to it."""
+    allowed = f"a 1-d array of {what} indices 0..{size - 1}"
+    arr = as_array(name, value, allowed)
+    if arr.ndim == 0 and arr.dtype != object:
+        arr = arr.reshape(1)
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise fail(name, allowed, value)
+    n = arr.size
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    if arr.min() < 0 or arr.max() >= size:
+        bad = arr[(arr < 0) | (arr >= size)][0]
+        raise ArgumentError(f"{name} must be {what} indices 0..{size - 1}, got {bad}")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if distinct and n > 1:
+        if n < size * _SORT_BELOW:
+            ordered = np.sort(arr)
+            repeats = bool((ordered[1:] == ordered[:-1]).any())
+        else:
+            seen = np.zeros(size, dtype=np.bool_)
+            seen[arr] = True
+            repeats = int(np.count_nonzero(seen)) != n
+        if repeats:
+            raise ArgumentError(f"{name} must not repeat a {what}, got {value!r}")
+    return arr
+
+
+def check_seats(name: str, value: Any, count: int, num_players: int) -> np.ndarray:
+    """``value``, one seat ``0..num_players-1`` for every game (an int) or an integer array of shape
+    ``(count,)``, as a contiguous int64 array of shape ``(count,)``. The range is checked on the dtype
+    given (a uint64 ``2**64 - 1`` is named as given, not wrapped to -1)."""
+    allowed = f"an int 0..{num_players - 1} or an integer array of shape ({count},)"
+    if isinstance(value, (bool, np.bool_)):
+        raise fail(name, allowed, value)
+    arr = as_array(name, value, allowed)
+    if arr.dtype.kind not in "iu":
+        raise fail(name, allowed, value)
+    if arr.ndim and arr.shape != (count,):
+        raise ArgumentError(f"{name} must be an int or an array of shape ({count},), got shape {arr.shape}")
+    if arr.size and (arr.min() < 0 or arr.max() >= num_players):
+        flat = arr.reshape(-1)
+        bad = flat[(flat < 0) | (flat >= num_players)][0]
+        raise ArgumentError(f"{name} must be in 0..{num_players - 1}, got {bad}")
+    if arr.ndim == 0:
+        return np.full(count, int(arr), dtype=np.int64)
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
 # ---- memory ---------------------------------------------------------------------------
 
 
 def total_memory() -> int | None:
     """Bytes of memory this process may use: physical memory, or a lower container
-    (cgroup) limit; None where neither can be read."""
+    (cgroup) limit; None where neither can be read. Read once per process and kept:
+    ``core.init`` checks every batch against it, and reading the system's files on
+    every call would cost more than a small init."""
+    return _machine_memory()
+
+
+@functools.lru_cache(maxsize=1)
+def _machine_memory() -> int | None:
     found = []
     try:
         found.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))

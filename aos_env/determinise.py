@@ -12,11 +12,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core
+from . import checks, core
 
 
-def determinise(state: core.State, viewer: np.ndarray, rng: np.random.Generator) -> None:
+def _check(state, rng) -> None:
+    """``state`` a core.State (TypeError otherwise, as in core), ``rng`` a numpy Generator."""
+    if not isinstance(state, core.State):
+        raise TypeError(f"state must be a core.State (from core.init), got {type(state).__name__}")
+    if not isinstance(rng, np.random.Generator):
+        raise checks.fail("rng", "a numpy.random.Generator (e.g. np.random.default_rng(seed))", rng)
+
+
+def determinise(state: core.State, viewer, rng: np.random.Generator) -> None:
     """Redeal, in place, the cards ``viewer[i]`` cannot see in game i of ``state``.
+
+    ``viewer``: a seat for every game (an int) or one per game (an integer array of shape
+    (B,)), 0..P-1. Arguments are checked before anything changes (a seat out of range
+    would otherwise see nothing: every hand would be redealt).
 
     Hidden (R9.2): the other players' hands, the faces of all stones (their
     owner's too, R1.3), the deck, the discard pile and the offered cards when
@@ -24,7 +36,9 @@ def determinise(state: core.State, viewer: np.ndarray, rng: np.random.Generator)
     sizes and everything public stay as they are, so every kind still has all
     its copies (110 cards in all).
     """
+    _check(state, rng)
     N, P = state.batch_size, state.num_players
+    viewer = checks.check_seats("viewer", viewer, N, P)
     K = state.hand.shape[2]
     rows = np.arange(N)
     others = np.arange(P)[None, :] != viewer[:, None]  # (N, P)
@@ -67,5 +81,6 @@ def fresh_streams(state: core.State, rng: np.random.Generator) -> None:
     determinised copy that kept the real game's stream would still draw the
     real game's next cards.
     """
+    _check(state, rng)
     state.rng_key[:] = rng.integers(0, 2**63, size=state.batch_size, dtype=np.int64).view(np.uint64)
     state.rng_counter[:] = 0

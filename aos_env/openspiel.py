@@ -10,7 +10,7 @@
     state.apply_action(0)                  # the deal; then player decisions until the end
 
 Parameters: ``players`` 2..4 (default 2), ``max_turns`` (default 200, the
-truncation limit of R7.5) and ``rng_seed`` (default 0).
+truncation limit of R7.5) and ``rng_seed`` (0..2**31-1, default 0).
 
 **Chance: SAMPLED_STOCHASTIC.** The engine draws every card with its own
 per-game random stream inside ``core.step``: a draw is not a separate step
@@ -47,12 +47,13 @@ given that information state.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Callable
 
 import numpy as np
 import pyspiel
 
-from . import core
+from . import checks, core
 from .cards import TOTAL_CARDS
 from .determinise import determinise, fresh_streams
 from .render import agent_name, describe_action
@@ -128,13 +129,17 @@ def game_info(players: int, max_turns: int) -> pyspiel.GameInfo:
 _GAME_INFO = game_info(DEFAULT_PLAYERS, DEFAULT_MAX_TURNS)  # the defaults'; each game builds its own
 
 
+#: Highest rng_seed: OpenSpiel's game parameters are C++ ints.
+MAX_RNG_SEED = 2**31 - 1
+
+
 def _int_param(params: dict, name: str, low: int, high: int | None = None) -> int:
     value = params[name]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{GAME_NAME}: parameter '{name}' must be an int, got {value!r}")
+    if not checks.is_int(value):
+        raise checks.ArgumentError(f"{GAME_NAME}: parameter '{name}' must be an int, got {value!r:.80}")
     if value < low or (high is not None and value > high):
         allowed = f"{low}..{high}" if high is not None else f">= {low}"
-        raise ValueError(f"{GAME_NAME}: parameter '{name}' must be {allowed}, got {value}")
+        raise checks.ArgumentError(f"{GAME_NAME}: parameter '{name}' must be {allowed}, got {value}")
     return int(value)
 
 
@@ -142,14 +147,20 @@ class AgeOfSummonersGame(pyspiel.Game):
     """The game; load it with ``pyspiel.load_game(GAME_NAME, {...})``."""
 
     def __init__(self, params: dict | None = None) -> None:
+        if params is not None and not isinstance(params, Mapping):
+            raise checks.fail(f"{GAME_NAME}: params", "a dict of parameters or None", params)
         params = {**_GAME_TYPE.parameter_specification, **(params or {})}
         unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
         if unknown:
-            raise ValueError(f"{GAME_NAME}: unknown parameter(s) {unknown}; "
-                             f"allowed: {sorted(_GAME_TYPE.parameter_specification)}")
+            raise checks.ArgumentError(f"{GAME_NAME}: unknown parameter(s) {unknown}; "
+                                       f"allowed: {sorted(_GAME_TYPE.parameter_specification)}")
         players = _int_param(params, "players", MIN_PLAYERS, MAX_PLAYERS)
         self.max_turns = _int_param(params, "max_turns", 1, MAX_MAX_TURNS)
-        self.rng_seed = _int_param(params, "rng_seed", -(2**31), 2**31 - 1)
+        # the deals use seeds rng_seed, rng_seed + 1, ...: engine seeds are >= 0 (a negative one failed
+        # only at the first deal, as a 'seed' the caller never gave)
+        self.rng_seed = _int_param(params, "rng_seed", 0, MAX_RNG_SEED)
+        # OpenSpiel's C++ side takes Python ints only (a numpy int there is a TypeError): pass the checked values
+        params = {"players": players, "max_turns": self.max_turns, "rng_seed": self.rng_seed}
         super().__init__(_GAME_TYPE, game_info(players, self.max_turns), params)
         self._deals = 0  # deals made so far: the next one uses seed rng_seed + _deals
 
@@ -162,6 +173,8 @@ class AgeOfSummonersGame(pyspiel.Game):
         True the information state (see the module docstring)."""
         if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
             iig_obs_type, params = None, iig_obs_type
+        if iig_obs_type is not None and not isinstance(iig_obs_type, pyspiel.IIGObservationType):
+            raise checks.fail("iig_obs_type", "a pyspiel.IIGObservationType or None", iig_obs_type)
         return AgeOfSummonersObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
     def next_deal_seed(self) -> int:
@@ -227,7 +240,7 @@ class AgeOfSummonersState(pyspiel.State):
     def _check_player(self, player) -> int:
         if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)) \
                 or not 0 <= player < self._num_players:
-            raise ValueError(f"player must be an int in 0..{self._num_players - 1}, got {player!r}")
+            raise checks.ArgumentError(f"player must be an int in 0..{self._num_players - 1}, got {player!r:.80}")
         return int(player)
 
     def _over(self) -> bool:
@@ -251,13 +264,35 @@ class AgeOfSummonersState(pyspiel.State):
     def _legal_actions(self, player: int) -> list[int]:
         return np.flatnonzero(self._engine.state.legal_action_mask[0]).tolist()
 
+    def apply_action(self, action: int) -> None:
+        """pyspiel's ``apply_action``, the action checked first: an ArgumentError for anything but an
+        int (a bool, a float, a string: pybind11 would turn True into 1, and reject 2**63 or -1 with
+        its own errors), a ValueError naming it for an id that is not legal now; the state and its
+        history are then unchanged."""
+        if not checks.is_int(action):
+            raise checks.fail("action", f"an int action id 0..{core.NUM_ACTIONS - 1}", action)
+        action = int(action)
+        if not 0 <= action < core.NUM_ACTIONS:
+            self._refuse(action)
+        super().apply_action(action)
+
+    def _refuse(self, action: int) -> None:
+        """Raise the error for ``action``, which cannot be applied here."""
+        if self._engine is None:
+            raise ValueError(f"the deal has one chance outcome, {DEAL}; got {action}")
+        if self._over():
+            raise ValueError(f"the game is over (a terminal state): no action can be applied, got {action}")
+        raise ValueError("illegal action: " + core.describe_illegal(self._engine.state, 0, action))
+
     def _apply_action(self, action: int) -> None:
         if self._engine is None:  # the deal: a sampled chance outcome
             if action != DEAL:
-                raise ValueError(f"the deal has one chance outcome, {DEAL}; got {action}")
+                self._refuse(action)
             self._seed = self.get_game().next_deal_seed()
             self._engine = _Engine(core.init(1, self._num_players, seed=self._seed, max_turns=self._max_turns))
             return
+        if self._over():  # core.step would ignore the action (and zero the rewards)
+            self._refuse(action)
         s = self._engine.state
         player, phase = int(s.current_player[0]), int(s.phase[0])
         core.step(s, np.array([action], dtype=np.int64))  # ValueError (state unchanged) if illegal

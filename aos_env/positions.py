@@ -31,6 +31,7 @@ from . import core
 from .cards import CardSet, load_cards
 from .checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
 from .core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+from .core.api import MAX_MAX_TURNS, MAX_VP
 
 CardRef = Union[str, int]
 
@@ -38,9 +39,9 @@ CardRef = Union[str, int]
 PLAYER_KEYS = ("hand", "mana", "head", "spirits", "stones", "vp", "faith")
 _ZONES = ("hand", "mana", "spirits", "stones")
 MAX_FAITH = 10  # R1.4
-#: Highest VP accepted: far above any real game (the end may be declared from 30 VP, R7.1),
-#: and far from the engine's int32 limit once printed points and game-end scoring are added.
-MAX_VP = 1_000_000
+# MAX_VP (1,000,000, core.refresh's bound) is the highest VP accepted: far above any real game (the
+# end may be declared from 30 VP, R7.1), and far from the engine's int32 limit once printed points
+# and game-end scoring are added.
 
 
 def _kind(cards: CardSet, ref: Any, what: str) -> int:
@@ -119,7 +120,7 @@ def position(
     P = check_int("num_players", num_players, 2, 4)
     B = check_int("num_envs", num_envs, 1)
     check_batch_memory("num_envs", B, BYTES_PER_GAME)  # before check_seeds allocates B seeds
-    max_turns = check_int("max_turns", max_turns, 1)
+    max_turns = check_int("max_turns", max_turns, 1, MAX_MAX_TURNS)
     check_seeds("seed", seed, B)
     active = check_int("active", active, 0, P - 1)
     declarer = check_int("declarer", declarer, -1, P - 1)

@@ -280,3 +280,32 @@ def test_a_broken_field_is_a_card_data_error_or_a_valid_file(tmp_path: Path, lin
         load_cards(path)
     except CardDataError as e:
         assert str(path.resolve()) in str(e)
+
+
+# ---- huge and unsigned values (issue 14, the core suite's additions) --------------------------------
+
+U64_MAX = np.uint64(2**64 - 1)
+
+
+@pytest.mark.parametrize("name,kwargs", [
+    ("num_players", {"num_players": U64_MAX, "players": None}), ("num_envs", {"num_envs": U64_MAX}),
+    ("max_turns", {"max_turns": U64_MAX}), ("max_turns", {"max_turns": 2**31}), ("max_turns", {"max_turns": 2**63}),
+    ("active", {"active": U64_MAX}), ("turn", {"turn": U64_MAX}), ("turn", {"turn": 2**31, "declarer": 1}),
+    ("declarer", {"declarer": U64_MAX}), ("last_turn", {"declarer": 1, "last_turn": U64_MAX}),
+    ("seed", {"seed": U64_MAX}), ("players[0].vp", {"players": two_players(vp=U64_MAX)}),
+    ("players[0].vp", {"players": two_players(vp=1_000_001)}),
+    ("players[0].faith", {"players": two_players(faith=U64_MAX)}),
+    ("players[0].head", {"players": two_players(head=U64_MAX)}), ("deck[0]", {"deck": [U64_MAX]}),
+    ("players[0].hand[1]", {"players": [{"hand": ["Imp", np.uint64(2**63)]}, {}]}),
+])
+def test_huge_and_uint64_values_are_named_not_wrapped(name, kwargs) -> None:
+    err = rejects(name, **kwargs)
+    assert "-1" not in str(err).split("got ")[-1], str(err)  # shown as given, never wrapped to -1
+
+
+def test_max_turns_upper_bound_is_the_engines() -> None:
+    from aos_env.core.api import MAX_MAX_TURNS, MAX_VP
+
+    err = rejects("max_turns", max_turns=MAX_MAX_TURNS + 1)
+    assert str(err).startswith(f"max_turns must be an int 1..{MAX_MAX_TURNS}, got ")
+    assert position(players=two_players(vp=MAX_VP), max_turns=np.int64(MAX_MAX_TURNS)).max_turns == MAX_MAX_TURNS

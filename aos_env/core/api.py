@@ -29,6 +29,14 @@ BACKEND_ENV = "AOS_BACKEND"
 #: measured peak (tracemalloc, 4 players, batch 4096, init + 30 steps + observe) is about 8 kB;
 #: twice that leaves room. ``init`` refuses batches that would not fit (aos_env.checks).
 PEAK_BYTES_PER_GAME = 16 * 1024
+#: Largest ``max_turns``: the turn counters are int32, and a game declared in its last turn plays up to
+#: MAX_PLAYERS more turns (R7.2), which must still fit.
+MAX_MAX_TURNS = int(np.iinfo(np.int32).max) - MAX_PLAYERS
+#: Highest VP chips a position may hold (refresh): far above any real game (the end may be declared
+#: from 30 VP, R7.1), and far enough from the int32 limit that final scores (chips + printed points +
+#: game-end scoring) cannot overflow.
+MAX_VP = 1_000_000
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def default_backend() -> str:
@@ -58,9 +66,7 @@ def _engine(state: State):
 def _resolve_backend(backend) -> str:
     if backend is None:
         return default_backend()
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))} or None, got {backend!r}")
-    return backend
+    return str(checks.check_choice("backend", backend, (None, *BACKENDS)))
 
 
 def _check_state(state) -> State:
@@ -88,34 +94,26 @@ def init(
     """
     B = checks.check_int("num_envs", num_envs, 1)
     P = checks.check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
-    max_turns = checks.check_int("max_turns", max_turns, 1)
+    max_turns = checks.check_int("max_turns", max_turns, 1, MAX_MAX_TURNS)
     backend = _resolve_backend(backend)
-    checks.check_batch_memory("num_envs", B, PEAK_BYTES_PER_GAME)
+    if cards is not None:
+        if card_file is not None:
+            raise checks.ArgumentError(f"give card_file or cards, not both, got card_file={card_file!r:.60} and "
+                                       "a card set")
+        if not isinstance(cards, CardSet):
+            raise checks.fail("cards", "a CardSet (from aos_env.cards.load_cards) or None", cards)
+    checks.check_batch_memory("num_envs", B, PEAK_BYTES_PER_GAME)  # before anything of B games is allocated
     seeds = checks.check_seeds("seed", seed, B)
     if cards is None:
         cards = load_cards(card_file)
-    elif not isinstance(cards, CardSet):
-        raise TypeError(f"cards must be a CardSet (aos_env.cards.load_cards), got {type(cards).__name__}")
     state = empty_state(B, P, max_turns, cards, backend)
     _engine(state).setup(state, seeds)
     return state
 
 
 def _check_games(state: State, games, name: str = "games") -> np.ndarray:
-    """``games`` as an int64 index array: distinct game indices 0..B-1."""
-    B = state.batch_size
-    arr = np.asarray(games)
-    if arr.ndim == 0 and arr.dtype != object:
-        arr = arr.reshape(1)
-    if arr.ndim != 1 or (arr.size and (arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer))):
-        raise ValueError(f"{name} must be a 1-d array of game indices 0..{B - 1}, got {games!r}")
-    arr = arr.astype(np.int64)
-    if arr.size and ((arr < 0) | (arr >= B)).any():
-        bad = arr[(arr < 0) | (arr >= B)][0]
-        raise ValueError(f"{name} must be game indices 0..{B - 1}, got {bad}")
-    if np.unique(arr).size != arr.size:
-        raise ValueError(f"{name} must not repeat a game, got {games!r}")
-    return arr
+    """``games`` as a contiguous int64 index array: distinct game indices 0..B-1 (do not write to it)."""
+    return checks.check_indices(name, games, state.batch_size)
 
 
 def reset(state: State, games, seed) -> State:
@@ -136,6 +134,11 @@ def reset(state: State, games, seed) -> State:
 
 def describe_illegal(state: State, b: int, a: int) -> str:
     """Words for an illegal action in game b: the action, the phase and what is allowed."""
+    _check_state(state)
+    b = checks.check_int("b", b, 0, state.batch_size - 1)
+    if not checks.is_int(a):
+        raise checks.fail("a", "an int", a)
+    a = int(a)
     name = ACTION_NAMES[a] if 0 <= a < NUM_ACTIONS else "not an action id"
     legal = [ACTION_NAMES[i] for i in np.nonzero(state.legal_action_mask[b])[0]]
     return (
@@ -144,37 +147,48 @@ def describe_illegal(state: State, b: int, a: int) -> str:
     )
 
 
+def _actions_array(actions, n: int) -> np.ndarray:
+    """``actions`` as an integer array of shape (n,), in the dtype given; ArgumentError otherwise."""
+    a = checks.as_array("actions", actions, f"an integer array of shape ({n},): one action id per game stepped")
+    if a.shape != (n,):
+        raise checks.ArgumentError(
+            f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
+    if a.dtype.kind not in "iu":
+        if a.dtype.kind in "fO" and isinstance(actions, (list, tuple)) and all(map(checks.is_int, actions)):
+            # Python ints, one beyond int64 (numpy made the list floats or objects): keep them exact,
+            # so that the illegal one is named as given
+            return np.array([int(x) for x in actions], dtype=object)
+        raise checks.ArgumentError(f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}); got dtype {a.dtype}")
+    return a
+
+
 def _check_actions(state: State, actions, games) -> tuple[np.ndarray, np.ndarray]:
     """Validate the actions; returns (unfinished games stepped, their actions). Raises ValueError."""
     B = state.batch_size
     g = np.arange(B) if games is None else _check_games(state, games)
-    n = g.size
-    a = np.asarray(actions)
-    if a.shape != (n,):
-        raise ValueError(f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
-    if a.dtype == bool or not np.issubdtype(a.dtype, np.integer):
-        raise ValueError(f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}); got dtype {a.dtype}")
-    a = a.astype(np.int64)
+    a = _actions_array(actions, g.size)
     live = ~(state.terminated[g] | state.truncated[g])
-    in_range = (a >= 0) & (a < NUM_ACTIONS)
-    legal = in_range & state.legal_action_mask[g, np.where(in_range, a, 0)]
+    in_range = ((a >= 0) & (a < NUM_ACTIONS)).astype(bool)  # on the values given: ids beyond int64 are not wrapped
+    ids = np.where(in_range, a, 0).astype(np.int64)
+    legal = in_range & state.legal_action_mask[g, ids]
     bad = np.nonzero(live & ~legal)[0]
     if bad.size:
         lines = [describe_illegal(state, int(g[i]), int(a[i])) for i in bad[:5]]
         more = f" (and {bad.size - 5} more games)" if bad.size > 5 else ""
         raise ValueError("illegal action: " + "; ".join(lines) + more)
-    return g[live], a[live]
+    return g[live], ids[live]
 
 
 def _action_ids(actions, n: int) -> np.ndarray:
-    """``actions`` as a contiguous int64 array of shape (n,); ValueError for a wrong shape or dtype."""
-    a = actions if type(actions) is np.ndarray else np.asarray(actions)
-    if a.shape != (n,):
-        raise ValueError(f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
-    if a.dtype.kind not in "iu":
-        raise ValueError(f"actions must be integers (action ids 0..{NUM_ACTIONS - 1}); got dtype {a.dtype}")
+    """``actions`` as a contiguous int64 array of shape (n,); ArgumentError for a wrong shape or dtype."""
+    a = _actions_array(actions, n)
+    # ids beyond int64 would wrap to other ids: every id >= NUM_ACTIONS is illegal alike, so cap them
+    if a.dtype == np.uint64:
+        a = np.minimum(a, NUM_ACTIONS)
+    elif a.dtype == object:
+        a = np.array([min(max(x, -1), NUM_ACTIONS) for x in a], dtype=np.int64)
     if a.dtype != np.int64 or not a.flags.c_contiguous:
-        a = np.ascontiguousarray(a, dtype=np.int64)  # an id beyond int64 wraps to a negative, illegal id
+        a = np.ascontiguousarray(a, dtype=np.int64)
     return a
 
 
@@ -200,22 +214,9 @@ def step(state: State, actions, games=None) -> State:
     return state
 
 
-def _check_player(state: State, player, n: int) -> np.ndarray:
-    P = state.num_players
-    if isinstance(player, (bool, np.bool_)):
-        raise ValueError(f"player must be an int 0..{P - 1} or an integer array of shape ({n},), got {player!r}")
-    arr = np.asarray(player)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"player must be an int 0..{P - 1} or an integer array of shape ({n},), got {player!r}")
-    if arr.ndim == 0:
-        arr = np.full(n, int(arr), dtype=np.int64)
-    elif arr.shape != (n,):
-        raise ValueError(f"player must be an int or an array of shape ({n},), got shape {arr.shape}")
-    arr = arr.astype(np.int64)
-    if arr.size and (arr.min() < 0 or arr.max() >= P):
-        bad = arr[(arr < 0) | (arr >= P)][0]
-        raise ValueError(f"player must be in 0..{P - 1}, got {bad}")
-    return arr
+def _check_player(state: State, player, n: int, name: str = "player") -> np.ndarray:
+    """``player`` (an int or an (n,) integer array of seats 0..P-1) as an int64 array of shape (n,)."""
+    return checks.check_seats(name, player, n, state.num_players)
 
 
 def observe(state: State, player, games=None) -> np.ndarray:
@@ -301,10 +302,12 @@ def refresh(state: State) -> State:
     """Recompute the derived data after zone arrays were edited by hand.
 
     Allowed for games waiting for their command card (after ``init`` or at a turn's start).
-    Checks everything first (every kind's copies add up to the card set, faith 0..10, VP >= 0,
-    heads, players, turn, declarer), then re-derives the per-player totals, the turn-start
-    decision (Leprechaun or command) and the legal actions. Never advances a game; on an error
-    nothing is changed.
+    Checks everything first (every kind's copies add up to the card set, no negative counts, an
+    empty offer, faith 0..10, VP 0..MAX_VP, heads among their owner's mana, players, turn,
+    declarer and last turn), then re-derives the per-player totals, the turn-start decision
+    (Leprechaun or command) and the legal actions of the unfinished games. Never advances a game;
+    finished games are left as they are; on an error (a ValueError naming the game and the
+    problem) nothing is changed.
     """
     _check_state(state)
     live = np.nonzero(~(state.terminated | state.truncated))[0]
@@ -312,57 +315,93 @@ def refresh(state: State) -> State:
     if not at_start.all():
         b = live[~at_start][0]
         raise ValueError(
-            f"refresh: game {b} is in phase {Phase(int(state.phase[b])).name}; positions can only be "
+            f"refresh: game {b} is in phase {_phase_name(int(state.phase[b]))}; positions can only be "
             "set up while a game waits for its command card (after init or at a turn's start)"
         )
     _check_position(state, live)
-    recompute_stats(state)
+    recompute_stats(state, live)
     _engine(state).refresh_turn_start(state, live)
     return state
 
 
+def _phase_name(value: int) -> str:
+    try:
+        return Phase(value).name
+    except ValueError:
+        return f"{value} (no phase)"
+
+
+def _first(bad: np.ndarray) -> tuple[int, ...]:
+    """The index of the first True of ``bad``, as ints."""
+    return tuple(int(x) for x in np.argwhere(bad)[0])
+
+
 def _check_position(state: State, g: np.ndarray) -> None:
-    cards, P = state.cards, state.num_players
-    zones_ = {
-        "hand": state.hand[g].sum(1, dtype=np.int64), "spirits": state.spirits[g].sum(1, dtype=np.int64),
-        "mana": state.mana[g].sum(1, dtype=np.int64), "stones": state.stones[g].sum(1, dtype=np.int64),
-        "deck": state.deck[g].astype(np.int64), "discard": state.discard[g].astype(np.int64),
-        "offer": state.offer[g].astype(np.int64),
-    }
-    for name in zones_:
-        if (getattr(state, name)[g] < 0).any():
-            raise ValueError(f"refresh: negative card count in {name}")
-    if (state.offer[g] != 0).any():
-        raise ValueError("refresh: offer must be empty at a turn's start")
-    per_kind = sum(zones_.values())
+    """Every check of ``refresh`` on games ``g``, before anything is changed (ValueError naming the game)."""
+    cards, P, K = state.cards, state.num_players, state.cards.num_kinds
+    for name in ("hand", "mana", "spirits", "stones", "deck", "discard", "offer"):
+        z = getattr(state, name)[g]
+        if (z < 0).any():
+            i, *at = _first(z < 0)
+            where = f"players[{at[0]}].{name}" if len(at) == 2 else name
+            raise ValueError(f"refresh: game {g[i]}: {where} has {z[(i, *at)]} cards of {cards.label(at[-1])}; "
+                             "a zone cannot hold fewer than 0")
+    offered = state.offer[g].sum(1, dtype=np.int64)
+    if offered.any():
+        i = _first(offered != 0)[0]
+        n = int(offered[i])
+        raise ValueError(f"refresh: game {g[i]}: the offer holds {n} card{'s' if n != 1 else ''}; it must be "
+                         "empty at a turn's start")
+    per_kind = (state.hand[g].sum(1, dtype=np.int64) + state.spirits[g].sum(1, dtype=np.int64)
+                + state.mana[g].sum(1, dtype=np.int64) + state.stones[g].sum(1, dtype=np.int64)
+                + state.deck[g] + state.discard[g])
     wrong = per_kind != cards.copies[None]
     if wrong.any():
-        i, k = np.argwhere(wrong)[0]
+        i, k = _first(wrong)
         raise ValueError(
             f"refresh: game {g[i]} has {per_kind[i, k]} cards of {cards.label(k)} over all zones; "
             f"it must be {cards.copies[k]} ({TOTAL_CARDS} cards in all, R1.1)"
         )
-    if ((state.faith[g] < 0) | (state.faith[g] > FAITH_CAP)).any():
-        raise ValueError(f"refresh: faith must be 0..{FAITH_CAP} (R1.4)")
-    if (state.vp[g] < 0).any():
-        raise ValueError("refresh: VP chips cannot be negative")
-    head = state.head[g]
-    if ((head < -1) | (head >= cards.num_kinds)).any():
-        raise ValueError(f"refresh: head must be a kind 0..{cards.num_kinds - 1} or -1")
-    rows, players = np.nonzero(head >= 0)
-    if (state.mana[g[rows], players, head[rows, players]] < 1).any():
-        raise ValueError("refresh: a head must be one of its owner's mana cards")
-    for name in ("active_player", "current_player"):
+    for name, low, high, why in (("faith", 0, FAITH_CAP, " (R1.4)"),
+                                 ("vp", 0, MAX_VP, " (VP chips; the bound keeps final scores within int32)"),
+                                 ("head", -1, K - 1, "")):
         v = getattr(state, name)[g]
-        if ((v < 0) | (v >= P)).any():
-            raise ValueError(f"refresh: {name} must be 0..{P - 1}")
-    if (state.turn[g] < 0).any():
-        raise ValueError("refresh: turn must be >= 0")
-    d = state.declarer[g]
-    if ((d < -1) | (d >= P)).any():
-        raise ValueError(f"refresh: declarer must be -1 (none) or 0..{P - 1}")
-    if ((d >= 0) & (state.last_turn[g] < state.turn[g])).any():
-        raise ValueError("refresh: after a declaration, last_turn must be >= turn")
+        bad = (v < low) | (v > high)
+        if bad.any():
+            i, p = _first(bad)
+            allowed = f"-1 (none) or a kind 0..{K - 1}" if name == "head" else f"{low}..{high}"
+            raise ValueError(f"refresh: game {g[i]}: players[{p}].{name} is {v[i, p]}; it must be {allowed}{why}")
+    head = state.head[g]
+    rows, players = np.nonzero(head >= 0)
+    missing = state.mana[g[rows], players, head[rows, players]] < 1
+    if missing.any():
+        j = _first(missing)[0]
+        i, p = int(rows[j]), int(players[j])
+        raise ValueError(f"refresh: game {g[i]}: players[{p}].head is {cards.label(int(head[i, p]))}, which is not "
+                         "among the player's mana (a head is one of its owner's mana cards, counted in mana)")
+    for name, low, none in (("active_player", 0, ""), ("current_player", 0, ""), ("declarer", -1, "-1 (none) or ")):
+        v = getattr(state, name)[g]
+        bad = (v < low) | (v >= P)
+        if bad.any():
+            i = _first(bad)[0]
+            raise ValueError(f"refresh: game {g[i]}: {name} is {v[i]}; it must be {none}0..{P - 1}")
+    turn, declarer, active = (state.turn[g].astype(np.int64), state.declarer[g].astype(np.int64),
+                              state.active_player[g].astype(np.int64))
+    declared = declarer >= 0
+    high = np.where(declared, _INT32_MAX - P, state.max_turns - 1)  # an undeclared game ends at max_turns (R7.5)
+    bad = (turn < 0) | (turn > high)
+    if bad.any():
+        i = _first(bad)[0]
+        why = " in a declared game" if declared[i] else f" (max_turns {state.max_turns}, no declaration)"
+        raise ValueError(f"refresh: game {g[i]}: turn is {turn[i]}; it must be 0..{high[i]}{why}")
+    last = turn + (declarer - active) % P  # the declarer's next turn, or this one (R7.2)
+    bad = declared & (state.last_turn[g] != last)
+    if bad.any():
+        i = _first(bad)[0]
+        raise ValueError(
+            f"refresh: game {g[i]}: last_turn is {state.last_turn[g[i]]}; it must be {last[i]} (player "
+            f"{declarer[i]}'s last turn: the declarer's next turn from turn {turn[i]}, or this one, R7.2)"
+        )
     p = state.active_player[g]
     leprechauns = state.spirits[g, p].astype(np.int64) @ cards.special["leprechaun"]
     empty = (leprechauns == 0) & (state.hand[g, p].sum(1, dtype=np.int64) == 0)

@@ -14,11 +14,12 @@ always stay in the records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Callable
 
 import numpy as np
 
+from ..checks import ArgumentError, check_choice, check_indices
 from ..cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
 from .constants import K, MAX_PLAYERS, NUM_ACTIONS, NUM_COLOURS, NUM_PEND, NUM_UNITS
 from .phases import Phase
@@ -218,20 +219,30 @@ class State:
         return self._like(self.records.copy())
 
     def take(self, idx) -> "State":
-        """A new batch made of games ``idx`` of this one (copies; repeats allowed)."""
-        return self._like(self.records[np.asarray(idx, dtype=np.intp).reshape(-1)])
+        """A new batch made of games ``idx`` of this one (copies; repeats allowed). ``idx``: a game
+        index or a 1-d integer array of them, 0..B-1 (ArgumentError otherwise)."""
+        return self._like(self.records[check_indices("idx", idx, self._batch, distinct=False)])
 
     def put(self, idx, other: "State") -> None:
-        """Write the games of ``other`` into positions ``idx`` of this batch."""
-        if other.num_players != self.num_players:
-            raise ValueError(f"put: other has {other.num_players} players, this state {self.num_players}")
-        self.records[np.asarray(idx, dtype=np.intp).reshape(-1)] = other.records
+        """Write the games of ``other`` into positions ``idx`` of this batch: one distinct position
+        per game of ``other``, which must hold games like this batch's (players, max_turns, cards).
+        TypeError if ``other`` is no State; ArgumentError for the rest; nothing is written then."""
+        if not isinstance(other, State):
+            raise TypeError(f"other must be a core.State, got {type(other).__name__}")
+        if (other.num_players, other.max_turns) != (self.num_players, self.max_turns) \
+                or not same_cards(other.cards, self.cards):
+            raise ArgumentError(
+                f"other must hold games like this batch's ({self.num_players} players, max_turns {self.max_turns}, "
+                f"the same card set), got {other.num_players} players, max_turns {other.max_turns}"
+                + ("" if same_cards(other.cards, self.cards) else f", cards from {other.cards.source or 'elsewhere'}"))
+        g = check_indices("idx", idx, self._batch)
+        if g.size != other.batch_size:
+            raise ArgumentError(f"idx must hold one position per game of other ({other.batch_size}), got {g.size}")
+        self.records[g] = other.records
 
     def with_backend(self, backend: str) -> "State":
         """The same games (a copy) for the other engine."""
-        if backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, got {backend!r}")
-        return self._like(self.records.copy(), backend)
+        return self._like(self.records.copy(), str(check_choice("backend", backend, BACKENDS)))
 
     # -- pickling (multiprocessing, Ray, copy.deepcopy) -----------------------------------------
     def __getstate__(self) -> dict:
@@ -248,6 +259,27 @@ class State:
     def __repr__(self) -> str:
         return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
                 f"max_turns={self.max_turns})")
+
+
+def same_cards(a: CardSet, b: CardSet) -> bool:
+    """True if two card sets are the same card data (the same object, or equal tables: e.g. one unpickled)."""
+    if a is b:
+        return True
+    if not isinstance(a, CardSet) or not isinstance(b, CardSet):
+        return False
+    for f in fields(CardSet):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "source":
+            continue
+        if isinstance(x, dict):
+            if x.keys() != y.keys() or not all(np.array_equal(x[k], y[k]) for k in x):
+                return False
+        elif isinstance(x, np.ndarray) or isinstance(y, np.ndarray):
+            if not np.array_equal(x, y):
+                return False
+        elif x != y:
+            return False
+    return True
 
 
 def empty_state(batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str) -> State:
