@@ -447,10 +447,14 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
 def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool) -> dict:
     """Ray RLlib's PPO (aos_env.rllib): env runners step batches of games, self-play snapshots are
     broadcast to every runner's opponent pool, and the policy is saved as a numpy bot file."""
+    import logging
+
     import ray
 
     from aos_env import rllib
 
+    for name in ("ray", "ray.rllib"):  # RLlib's notes on its API stack and deprecations, not the run's
+        logging.getLogger(name).setLevel(logging.ERROR)
     run = Run(args)
     run_dir = run.dir
     started_ray = not ray.is_initialized()
@@ -544,10 +548,14 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
     target = trainer.timesteps + args.timesteps
     bar = tqdm(total=args.timesteps, unit="step", desc="rllib", disable=args.no_progress)
     t0 = time.time()
+    seconds = {"time/sample_seconds": [], "time/learn_seconds": []}  # per iteration (RLlib's timers)
     while trainer.timesteps < target:
         it = time.time()
         metrics = trainer.train()
         bar.update(int(metrics["env_steps"]))
+        for key, values in seconds.items():
+            if key in metrics:
+                values.append(metrics[key])
         for tag, value in metrics.items():
             log(tag, value)
         log("time/iteration_steps_per_second", metrics["env_steps"] / max(time.time() - it, 1e-9))
@@ -570,7 +578,11 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
     writer.close()
     return run.finish(trainer.timesteps, trainer.timesteps - steps_before, train_seconds, final, bot,
                       {"rllib": {"ray": ray_version, "checkpoint": str(checkpoint),
-                                 "num_env_runners": args.num_env_runners, "envs_per_runner": args.envs_per_runner}})
+                                 "num_env_runners": args.num_env_runners, "envs_per_runner": args.envs_per_runner,
+                                 "iterations": len(seconds["time/learn_seconds"]),
+                                 "iteration_steps": args.n_steps * args.num_envs,
+                                 "mean_sample_seconds": float(np.mean(seconds["time/sample_seconds"] or [0])),
+                                 "mean_learn_seconds": float(np.mean(seconds["time/learn_seconds"] or [0]))}})
 
 
 def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: str = "sb3") -> None:

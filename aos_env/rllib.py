@@ -205,9 +205,10 @@ def bot_arrays(state: Mapping[str, Any], need_value: bool = True) -> dict[str, n
         for i, (w, b) in enumerate(layers):
             out[f"{prefix}_w{i}"] = np.asarray(_numpy(w), dtype=np.float32).T.copy()
             out[f"{prefix}_b{i}"] = np.asarray(_numpy(b), dtype=np.float32).copy()
-    if out["pi_w0"].shape[0] != core.OBS_DIM or out[f"pi_w{sum(k.startswith('pi_w') for k in out) - 1}"].shape[1] \
-            != core.NUM_ACTIONS:
-        raise ValueError("bot_arrays: the policy does not map this env's observations to its actions")
+    last = sum(k.startswith("pi_w") for k in out) - 1
+    if out["pi_w0"].shape[0] != core.OBS_DIM or out[f"pi_w{last}"].shape[1] != core.NUM_ACTIONS:
+        raise ValueError(f"bot_arrays: the policy maps {out['pi_w0'].shape[0]} numbers to "
+                         f"{out[f'pi_w{last}'].shape[1]} actions; this env has {core.OBS_DIM} and {core.NUM_ACTIONS}")
     return out
 
 
@@ -325,6 +326,7 @@ class RLlibTrainer:
         """One iteration (sample, then learn); returns its main numbers, flat."""
         result = self.algo.train()
         runners = result.get("env_runners", {})
+        timers = result.get("timers", {})
         learner = result.get("learners", {}).get("default_policy", {})
         sampled = runners.get("num_env_steps_sampled", 0)
         self.timesteps += int(sampled)
@@ -336,8 +338,8 @@ class RLlibTrainer:
                                   ("policy_loss", learner, "train/policy_loss"),
                                   ("vf_loss", learner, "train/value_loss"),
                                   ("entropy", learner, "train/entropy"),
-                                  ("curr_kl_coeff", learner, "train/kl_coeff"),
-                                  ("mean_kl_loss", learner, "train/approx_kl")):
+                                  ("env_runner_sampling_timer", timers, "time/sample_seconds"),
+                                  ("learner_update_timer", timers, "time/learn_seconds")):
             value = source.get(key)
             if isinstance(value, (int, float, np.floating)) and np.isfinite(value):
                 out[name] = float(value)

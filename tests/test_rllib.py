@@ -246,3 +246,23 @@ def test_train_rllib_bad_address_is_a_usage_error(tmp_path: Path) -> None:
                             timeout=300)
     assert result.returncode == 2 and "argument --address: cannot join a Ray cluster" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.one_backend
+def test_the_rllib_example_in_the_docs_runs(tmp_path: Path, monkeypatch, capsys) -> None:
+    from test_gym_env import doc_code
+
+    import ray
+
+    code = [c for c in doc_code("Ray RLlib") if "RLlibTrainer" in c]
+    assert len(code) == 1
+    monkeypatch.chdir(tmp_path)
+    threads = torch.get_num_threads()
+    try:
+        exec(compile(code[0], "docs/ecosystem.md#ray-rllib", "exec"), {})
+    finally:
+        torch.set_num_threads(threads)
+        if ray.is_initialized():
+            ray.shutdown()
+    assert "env_steps" in capsys.readouterr().out
+    assert make_agent(str(tmp_path / "bot.npz")).act(*positions(4)).shape == (positions(4)[0].shape[0],)
