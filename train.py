@@ -313,14 +313,20 @@ class Run:
         self.history = json.loads(self.history_path.read_text()) if self.history_path.exists() else []
 
     def evaluate(self, me, games: int, seed: int) -> dict:
-        """``games`` games of the agent ``me`` against each baseline: win rates with 95% intervals."""
+        """``games`` games of the agent ``me`` in one seat against a baseline in every other seat
+        (with 4 players: against three greedy agents), seats rotated: ``me``'s win rates with 95%
+        intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
+        them, and a win rate per seat could then not exceed 50%.)"""
         from agents import make_agent
         from agents.tournament import play_games, summarise
 
         args, out = self.args, {}
+        others = args.players - 1
         for i, spec in enumerate(self.baselines):
-            res = play_games([me, make_agent(spec, seed=seed + i)], args.players, games, seed=seed + 1000 * i,
-                             batch_size=min(games, 500), max_turns=args.max_turns, names=["learner", spec])
+            rivals = [make_agent(spec, seed=seed + i * others + k) for k in range(others)]
+            names = ["learner"] + [spec if others == 1 else f"{spec}#{k + 1}" for k in range(others)]
+            res = play_games([me, *rivals], args.players, games, seed=seed + 1000 * i,
+                             batch_size=min(games, 500), max_turns=args.max_turns, names=names)
             summary = summarise(res)
             a = summary["agents"]["learner"]
             out[spec] = {"win_rate": a["win_rate"], "ci95": a["win_rate_ci95"], "games": games,

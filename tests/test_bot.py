@@ -84,7 +84,42 @@ def test_bot_files_that_do_not_fit_are_refused(tiny_model, tmp_path: Path) -> No
         bot.act(obs, np.ones((obs.shape[0], core.NUM_ACTIONS), bool))
 
 
-@pytest.mark.skipif(not all(f.is_file() for f in SHIPPED.values()), reason="the shipped bot files are not built yet")
+@pytest.mark.one_backend
+def test_the_shipped_bot_files_are_in_the_package() -> None:
+    """agents/data/bot_{2,3,4}p.npz ship with the package, one per table size, for this observation."""
+    for p, f in SHIPPED.items():
+        meta = json.loads(str(np.load(f)["meta"]))
+        assert (meta["num_players"], meta["obs_version"], meta["obs_dim"]) == (p, core.OBS_VERSION, core.OBS_DIM)
+        assert meta["info"]["args"]["players"] == p, "each file was trained at its own table size"
+        assert f.stat().st_size < 4_000_000, "small enough to ship"
+
+
+@pytest.mark.one_backend
+def test_the_shipped_bot_beats_greedy_in_the_tournament() -> None:
+    """A sanity check of the shipped weights (the measured rate is over 90%; below 75% in 100 games
+    would be a broken file, not bad luck: that has a chance under 1e-6 at 90%)."""
+    from agents.tournament import play_games, summarise
+
+    table = summarise(play_games([make_agent("bot"), make_agent("greedy", seed=1)], 2, 100, seed=123,
+                                 names=["bot", "greedy"]))
+    assert table["agents"]["bot"]["win_rate"] >= 0.75, table["agents"]["bot"]
+
+
+def test_search_is_mc_guided_by_the_shipped_bot() -> None:
+    """make_agent('search'): MonteCarloAgent with the bot's rollouts and values; options override."""
+    from agents.registry import SEARCH_DEFAULTS
+
+    search = make_agent("search:rollouts=2,max_rollout_turns=1", seed=3)
+    assert isinstance(search, MonteCarloAgent) and isinstance(search.rollout_policy, BotAgent)
+    assert search.leaf_value is search.rollout_policy and (search.rollouts, search.max_rollout_turns) == (2, 1)
+    assert make_agent("search").rollouts == SEARCH_DEFAULTS["rollouts"]
+    state = core.init(3, 2, seed=4)
+    for _ in range(5):
+        a = search.act(core.observe(state, state.current_player), state.legal_action_mask, state=state)
+        assert state.legal_action_mask[np.arange(3), a].all()
+        core.step(state, a)
+
+
 def test_the_shipped_bot_plays_every_table_size_without_torch(tmp_path: Path) -> None:
     """make_agent('bot') needs only numpy: run it in a process where importing torch fails."""
     import subprocess

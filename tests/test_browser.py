@@ -121,8 +121,9 @@ def start_play_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str
     raise AssertionError(f"the play server did not start: {proc.stdout.read()}")
 
 
-def test_play_page_whole_game_against_a_bot(browser, tmp_path: Path) -> None:
-    proc, url = start_play_server(tmp_path, "--opponents", "greedy", "--seed", "11", "--max-turns", "8",
+def test_play_page_whole_game_against_the_trained_bot(browser, tmp_path: Path) -> None:
+    """Issue 16's acceptance: a whole game in the browser against the shipped trained bot."""
+    proc, url = start_play_server(tmp_path, "--opponents", "bot", "--seed", "11", "--max-turns", "8",
                                   "--delay", "0")
     try:
         page = browser.new_page()
@@ -141,13 +142,13 @@ def test_play_page_whole_game_against_a_bot(browser, tmp_path: Path) -> None:
         assert len(files) == 1
         replay = load_replay(files[0])
         final = replay.final_state()
-        assert replay.players == ["human", "greedy"]
+        assert replay.players == ["human", "bot"]
         assert shown == {f"player_{p}": int(s) for p, s in enumerate(core.final_scores(final)[0])}
         assert files[0].name in page.locator("#replay").text_content()
         you = sum(1 for p, _ in replay.actions if p == 0)
         assert you == clicks, "every click is one of the human's recorded moves"
         moves = page.locator("#log li")
-        assert moves.count() == len(replay.actions) and "player_1 (greedy)" in " ".join(moves.all_text_contents())
+        assert moves.count() == len(replay.actions) and "player_1 (bot)" in " ".join(moves.all_text_contents())
         svg = page.locator("#table svg")
         assert "Game over" in svg.text_content()
         # a second game: the new-game button starts another one

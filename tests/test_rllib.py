@@ -169,7 +169,7 @@ for _ in range(60):
     core.step(state, acts)
 assert not [m for m in ("ray", "torch") if m in sys.modules], "the bot needs neither Ray nor torch"
 """
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=tmp_path)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)  # the checkout, importable as when installed
     result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--games", "20", "--json",
                              str(tmp_path / "t.json"), "--no-progress", str(out / "bot.npz"), "random"],
                             check=True, cwd=ROOT, capture_output=True, text=True)
