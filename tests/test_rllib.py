@@ -176,6 +176,25 @@ assert not [m for m in ("ray", "torch") if m in sys.modules], "the bot needs nei
     assert "bot.npz" in result.stdout
 
 
+@pytest.mark.one_backend
+def test_the_phase_timers_report_each_iteration() -> None:
+    """RLlib's sampling and update timers are exponential averages (coefficient 0.01: mostly the first
+    iteration); RLlibTrainer makes them report each iteration's own seconds."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER, TIMERS
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    metrics = MetricsLogger(root=True)
+    rllib._per_iteration_timers(metrics)
+    for name in (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER):
+        metrics.log_value((TIMERS, name), 3.0)
+        assert metrics.reduce(compile=True)[TIMERS][name] == 3.0
+        metrics.log_value((TIMERS, name), 5.0)
+        assert metrics.reduce(compile=True)[TIMERS][name] == 5.0  # the EMA: 3.02
+        with metrics.log_time((TIMERS, name)):  # what RLlib's training_step does: into the same stat
+            pass
+        assert 0 <= metrics.reduce(compile=True)[TIMERS][name] < 4.9  # the EMA: about 4.95
+
+
 def test_ppo_config_follows_the_options() -> None:
     config = rllib.ppo_config(num_players=2, opponents={"greedy": 1.0}, num_env_runners=2, envs_per_runner=64,
                               n_steps=16, batch_size=512, n_epochs=3, learning_rate=1e-4, gamma=0.99, gae_lambda=0.9,
