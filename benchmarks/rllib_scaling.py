@@ -203,7 +203,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
 
 
 class RunFailed(Exception):
-    """A train.py run exited with an error."""
+    """A train.py run exited with an error, or the results could not be written (exit status 1)."""
 
 
 def run_train(options: list[str], out: Path, name: str) -> tuple[dict, float]:
@@ -354,8 +354,11 @@ def _measure(args: argparse.Namespace, configs: list[Config]) -> dict:
     if args.out is not None:
         print(f"\nruns kept in {args.out}")
     if args.json is not None:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(res, indent=2))
+        try:  # checked before the runs, but a path can pass the check and still fail (e.g. under /proc as root)
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(res, indent=2))
+        except OSError as e:
+            raise RunFailed(f"cannot write --json {str(args.json)!r} ({e}); the table above has the results") from None
         print(f"wrote {args.json}")
     return res
 

@@ -201,3 +201,40 @@ def test_rllib_scaling_reads_a_real_run(monkeypatch, tmp_path: Path) -> None:
     assert (tmp_path / "tiny" / "train.log").read_text().startswith(sys.executable)
     with pytest.raises(rs.RunFailed, match="exit status 2"):  # a failed run names its log and shows its end
         rs.run_train(["--timesteps", "0"], tmp_path, "bad")
+
+
+@pytest.mark.one_backend
+def test_rllib_scaling_main_with_the_runs_made_up(capsys, monkeypatch, tmp_path: Path) -> None:
+    """The whole flow without training: warm-up, interleaved repeats, the table and the JSON;
+    and a JSON path that fails only at the end is an error (exit 1), not a traceback."""
+    pytest.importorskip("ray.rllib")  # train.py checks the RLlib runs' options with Ray RLlib
+    rs = _rllib_scaling(monkeypatch)
+    calls = []
+
+    def fake_run(options, out, name):
+        calls.append(name)
+        speed = 4000.0 if "sb3" in options else 1000.0 * (1 + int(options[options.index("--num-env-runners") + 1]))
+        summary = {"env_steps_per_second": speed, "timesteps": 1024, "train_seconds": 1024 / speed,
+                   "wall_seconds": 5.0, "iterations": {"mean_sample_seconds": 0.1, "mean_learn_seconds": 0.2},
+                   "final_evaluation": {"random": {"win_rate": 0.5, "ci95": [0.2, 0.8], "games": 10}}}
+        return summary, 6.0
+
+    monkeypatch.setattr(rs, "run_train", fake_run)
+    out = tmp_path / "r.json"
+    res = rs.main(["--runners", "0,1", "--repeat", "2", "--timesteps", "1000", "--json", str(out)])
+    assert calls == ["warm_up", "rllib_0_r1", "rllib_1_r1", "sb3_r1", "rllib_0_r2", "rllib_1_r2", "sb3_r2"]
+    printed = capsys.readouterr().out
+    assert "run 6/6: SB3 MaskablePPO, repeat 2/2" in printed and "| RLlib, 1 env runner | 2,000 | 0.50x |" in printed
+    saved = json.loads(out.read_text())
+    assert saved["configurations"]["rllib_1"]["final_evaluation"]["random"]["games"] == 20
+    assert saved["table"] == res["table"] and len(saved["configurations"]["sb3"]["runs"]) == 2
+
+    def run_then_block_the_json(options, o, name):  # the path passed the check, then became a folder
+        out.unlink(missing_ok=True)
+        out.mkdir(exist_ok=True)
+        return fake_run(options, o, name)
+
+    monkeypatch.setattr(rs, "run_train", run_then_block_the_json)
+    with pytest.raises(SystemExit) as e:
+        rs.main(["--runners", "0", "--no-sb3", "--no-warm-up", "--json", str(out)])
+    assert e.value.code == 1 and "cannot write --json" in capsys.readouterr().err
