@@ -183,6 +183,19 @@ def set_threads(threads: int) -> None:
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
+def iteration_times(sample: list[float], learn: list[float], steps: int) -> dict:
+    """summary.json's ``iterations``, the same for both backends: how many rollout-and-update
+    iterations ran, their mean learner steps (SB3: exactly ``--n-steps`` x games; RLlib's runners
+    count no step for a game's restart and sample until they have that many, a few % more), and
+    the seconds spent sampling (the env, the opponents and the policy's forward passes) and
+    learning (the PPO epochs), in total and per iteration. Self-play snapshots, evaluations and
+    checkpoints are in neither. ``steps``: the learner steps of all these iterations."""
+    return {"count": len(learn), "mean_steps": steps / len(learn) if learn else 0.0,
+            "sample_seconds": float(sum(sample)), "learn_seconds": float(sum(learn)),
+            "mean_sample_seconds": float(np.mean(sample)) if sample else 0.0,
+            "mean_learn_seconds": float(np.mean(learn)) if learn else 0.0}
+
+
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> OpponentPool:
     """What argparse cannot check by itself, before anything is written; any problem is a usage
     error (``parser.error``: exit status 2). Returns the opponent pool built from the specs
@@ -415,8 +428,28 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
             self.next_snapshot = model.num_timesteps + args.snapshot_every
             self.next_eval = model.num_timesteps + args.eval_every
             self.snapshots: list[str] = []
+            # seconds per iteration: collecting a rollout (without snapshots and evaluations) and the update after it
+            self.sample_seconds: list[float] = []
+            self.learn_seconds: list[float] = []
+            self.rollout_started = self.rollout_ended = None
+            self.eval_seconds = 0.0  # snapshots, evaluations and checkpoints during the current rollout
             if self_weight > 0 and args.resume:
                 self._snapshot()
+
+        def _on_rollout_start(self) -> None:
+            self.rollout_started, self.eval_seconds = time.time(), 0.0
+            if self.rollout_ended is not None:  # MaskablePPO.train() ran since the last rollout
+                self.learn_seconds.append(self.rollout_started - self.rollout_ended)
+
+        def _on_rollout_end(self) -> None:
+            self.rollout_ended = time.time()
+            self.sample_seconds.append(self.rollout_ended - self.rollout_started - self.eval_seconds)
+
+        def finish(self, train_end: float) -> dict:
+            """The iterations' times; the last update ends with learn()."""
+            if self.rollout_ended is not None and len(self.learn_seconds) < len(self.sample_seconds):
+                self.learn_seconds.append(train_end - self.rollout_ended)
+            return iteration_times(self.sample_seconds, self.learn_seconds, model.num_timesteps - steps_before)
 
         def _snapshot(self) -> None:
             name = f"self@{model.num_timesteps}"
@@ -430,6 +463,7 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
 
         def _on_step(self) -> bool:
             t = model.num_timesteps
+            started = time.time()
             if self_weight > 0 and t >= self.next_snapshot:
                 self._snapshot()
                 self.next_snapshot += args.snapshot_every
@@ -437,19 +471,22 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
                 self.next_eval += args.eval_every
                 run.record(t, evaluate(args.eval_games, seed=10_000_000 + t), log)
                 model.save(run_dir / "checkpoints" / f"model_{t}.zip")
+            self.eval_seconds += time.time() - started  # not sampling (RLlib's timer leaves these out too)
             return True
 
     if not run.history:
         run.record(model.num_timesteps, evaluate(args.eval_games, seed=10_000_000), log)
     steps_before = model.num_timesteps
+    training = Training()
     t0 = time.time()
-    model.learn(total_timesteps=args.timesteps, callback=Training(), progress_bar=not args.no_progress,
+    model.learn(total_timesteps=args.timesteps, callback=training, progress_bar=not args.no_progress,
                 reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    train_seconds = time.time() - t0
+    train_end = time.time()
     model.save(model_path)
     final = evaluate(args.final_eval_games, seed=20_000_000)
     run.record(model.num_timesteps, final, log)
-    return run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_seconds, final, model_path)
+    return run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - t0, final, model_path,
+                      {"iterations": training.finish(train_end)})
 
 
 def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool) -> dict:
@@ -585,12 +622,10 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
     run.record(trainer.timesteps, final, log)
     writer.close()
     return run.finish(trainer.timesteps, trainer.timesteps - steps_before, train_seconds, final, bot,
-                      {"rllib": {"ray": ray_version, "checkpoint": str(checkpoint),
-                                 "num_env_runners": args.num_env_runners, "envs_per_runner": args.envs_per_runner,
-                                 "iterations": len(seconds["time/learn_seconds"]),
-                                 "iteration_steps": args.n_steps * args.num_envs,
-                                 "mean_sample_seconds": float(np.mean(seconds["time/sample_seconds"] or [0])),
-                                 "mean_learn_seconds": float(np.mean(seconds["time/learn_seconds"] or [0]))}})
+                      {"iterations": iteration_times(seconds["time/sample_seconds"], seconds["time/learn_seconds"],
+                                                     trainer.timesteps - steps_before),
+                       "rllib": {"ray": ray_version, "checkpoint": str(checkpoint),
+                                 "num_env_runners": args.num_env_runners, "envs_per_runner": args.envs_per_runner}})
 
 
 def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: str = "sb3") -> None:

@@ -38,6 +38,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER, TIMERS
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
@@ -306,6 +307,23 @@ def _on_episode_end(*, episode, metrics_logger=None, **kwargs) -> None:
         metrics_logger.log_value("game_length", float(info["length"]), reduce="mean", window=1000)
 
 
+#: RLlib's timers of the two phases of an iteration, in ``result["timers"]``.
+_PHASE_TIMERS = (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER)
+
+
+def _per_iteration_timers(metrics) -> None:
+    """Make the algorithm's sampling and update timers report each iteration's own seconds.
+
+    RLlib keeps them as exponential averages with a coefficient of 0.01, so over tens of
+    iterations they show mostly the first iteration's time (its warm-up included), and a mean of
+    them is no mean of the iterations. As "item" stats (created here, before the first
+    ``log_time``, which then pushes into them) each result holds the time of its own iteration.
+    """
+    for name in _PHASE_TIMERS:
+        metrics.delete(TIMERS, name, key_error=False)
+        metrics.log_value((TIMERS, name), float("nan"), reduce="item")  # replaced by the first iteration's time
+
+
 class RLlibTrainer:
     """A PPO ``Algorithm`` on the batched env, and the operations train.py needs around it.
 
@@ -321,6 +339,7 @@ class RLlibTrainer:
         if checkpoint is not None:
             self.algo.restore_from_path(str(Path(checkpoint).resolve()))
             self.timesteps = int(json.loads((Path(checkpoint) / _STEPS_FILE).read_text())["timesteps"])
+        _per_iteration_timers(self.algo.metrics)
 
     def train(self) -> dict[str, float]:
         """One iteration (sample, then learn); returns its main numbers, flat."""

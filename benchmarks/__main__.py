@@ -46,6 +46,9 @@ def memory_per_game(players: int = 4) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
+                                epilog="Not in this run: python -m benchmarks.profile_engine (a step of the engine, "
+                                       "handler by handler) and python -m benchmarks.rllib_scaling (train.py with "
+                                       "RLlib's env runners and with SB3: it trains, for minutes).",
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("--batches", type=int_list_arg(1), default=[1, 64, 1024, 4096, 16384],
                    help="engine batch sizes, comma separated")

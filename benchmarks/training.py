@@ -8,14 +8,23 @@ import time
 from pathlib import Path
 
 
-def _train_defaults() -> argparse.Namespace:
-    """``python train.py``'s default settings (train.py sits at the checkout's root)."""
-    root = str(Path(__file__).resolve().parent.parent)
+#: train.py, at the checkout's root (benchmarks/ is a folder of the checkout, not an installed package).
+TRAIN_SCRIPT = Path(__file__).resolve().parent.parent / "train.py"
+
+
+def train_module():
+    """train.py as a module (its parser, defaults and helpers)."""
+    root = str(TRAIN_SCRIPT.parent)
     if root not in sys.path:
         sys.path.insert(0, root)
     import train
 
-    return train.build_parser().parse_args([])
+    return train
+
+
+def _train_defaults() -> argparse.Namespace:
+    """``python train.py``'s default settings."""
+    return train_module().build_parser().parse_args([])
 
 
 def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
@@ -47,9 +56,7 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
         env_method = timed(LearnerVecEnv.env_method)  # MaskablePPO reads the masks through env_method
 
     args = _train_defaults()
-    import train
-
-    train.set_threads(args.threads)  # as train.py does: torch's and the engine's threads
+    train_module().set_threads(args.threads)  # as train.py does: torch's and the engine's threads
     pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
     env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
     model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,

@@ -155,6 +155,10 @@ def test_train_rllib_end_to_end_and_the_bot_plays_without_ray(tmp_path: Path) ->
     assert set(summary["final_evaluation"]) == {"random", "greedy"}
     assert summary["final_evaluation"]["random"]["games"] == 20
     assert summary["rllib"]["num_env_runners"] == 1 and summary["rllib"]["envs_per_runner"] == 32
+    it = summary["iterations"]  # RLlib counts no step for a game's restart, so an iteration has a few more
+    assert it["count"] == 2 and 32 * 32 <= it["mean_steps"] < 1.2 * 32 * 32, it
+    assert 0 < it["sample_seconds"] and 0 < it["learn_seconds"]
+    assert it["sample_seconds"] + it["learn_seconds"] <= summary["train_seconds"]
     code = f"""
 import sys
 import numpy as np
@@ -174,6 +178,25 @@ assert not [m for m in ("ray", "torch") if m in sys.modules], "the bot needs nei
                              str(tmp_path / "t.json"), "--no-progress", str(out / "bot.npz"), "random"],
                             check=True, cwd=ROOT, capture_output=True, text=True)
     assert "bot.npz" in result.stdout
+
+
+@pytest.mark.one_backend
+def test_the_phase_timers_report_each_iteration() -> None:
+    """RLlib's sampling and update timers are exponential averages (coefficient 0.01: mostly the first
+    iteration); RLlibTrainer makes them report each iteration's own seconds."""
+    from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER, TIMERS
+    from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
+
+    metrics = MetricsLogger(root=True)
+    rllib._per_iteration_timers(metrics)
+    for name in (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER):
+        metrics.log_value((TIMERS, name), 3.0)
+        assert metrics.reduce(compile=True)[TIMERS][name] == 3.0
+        metrics.log_value((TIMERS, name), 5.0)
+        assert metrics.reduce(compile=True)[TIMERS][name] == 5.0  # the EMA: 3.02
+        with metrics.log_time((TIMERS, name)):  # what RLlib's training_step does: into the same stat
+            pass
+        assert 0 <= metrics.reduce(compile=True)[TIMERS][name] < 4.9  # the EMA: about 4.95
 
 
 def test_ppo_config_follows_the_options() -> None:

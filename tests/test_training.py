@@ -202,9 +202,15 @@ def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
     assert list((out / "checkpoints").glob("model_*.zip"))
     first = json.loads((out / "summary.json").read_text())
     assert first["timesteps"] >= 2000 and set(first["final_evaluation"]) == {"random", "greedy"}
+    # two rollouts of 32 x 32 steps, each timed apart from the evaluation inside it (--eval-every 1500)
+    it = first["iterations"]
+    assert it["count"] == 2 and it["mean_steps"] == 32 * 32, it
+    assert 0 < it["sample_seconds"] and 0 < it["learn_seconds"]
+    assert it["sample_seconds"] + it["learn_seconds"] <= first["train_seconds"]
     subprocess.run(run + ["--timesteps", "1000", "--resume"] + common, check=True, cwd=tmp_path)
     second = json.loads((out / "summary.json").read_text())
     assert second["timesteps"] >= first["timesteps"] + 1000
+    assert second["iterations"]["count"] == 1  # this run's own iterations
     assert len(json.loads((out / "history.json").read_text())) > 3
     agent = PolicyAgent(out / "model.zip")
     state = core.init(6, 2, seed=1)
