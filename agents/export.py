@@ -54,6 +54,24 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     return out
 
 
+def run_info(model: Path) -> dict:
+    """What train.py recorded about the run that saved ``model``: its options, steps and final
+    evaluation (from the run's ``summary.json``). For a checkpoint (``<run>/checkpoints/model_<steps>.zip``)
+    the steps are the checkpoint's, and the final evaluation, which is of another model, is left out."""
+    model = Path(model)
+    checkpoint = model.parent.name == "checkpoints"
+    summary = (model.parent.parent if checkpoint else model.parent) / "summary.json"
+    info: dict = {"model": model.name}
+    if summary.is_file():
+        run = json.loads(summary.read_text())
+        info.update(args=run.get("args", {}), timesteps=run.get("timesteps"))
+        if not checkpoint:
+            info["final_evaluation"] = run.get("final_evaluation", {})
+    if checkpoint and model.stem.rpartition("_")[2].isdigit():
+        info["timesteps"] = int(model.stem.rpartition("_")[2])
+    return info
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.export",
                                 description="Write the policy and value networks of a model saved by train.py to a numpy-only bot file (.npz).")
@@ -62,12 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="the game size it was trained for")
     p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     args = p.parse_args(argv)
-    summary = args.model.parent / "summary.json"  # train.py's record of the run: its options and results
-    info = {"model": args.model.name}
-    if summary.is_file():
-        run = json.loads(summary.read_text())
-        info.update(args=run.get("args", {}), timesteps=run.get("timesteps"),
-                    final_evaluation=run.get("final_evaluation", {}))
+    info = run_info(args.model)
     try:
         path = export(args.model, args.out, args.players, info=info,
                       dtype=np.float16 if args.float16 else np.float32)
