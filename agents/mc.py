@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import check_batch_memory, check_choice, check_int, check_optional_int, fail
+from aos_env.checks import (check_batch_memory, check_choice, check_int, check_optional_float, check_optional_int,
+                            fail)
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.determinise import determinise, fresh_streams
 
@@ -69,6 +70,7 @@ class MonteCarloAgent(BaseAgent):
         max_rollout_turns: int | None = 8,
         seed: int | None = 0,
         leaf_value="score",
+        prior_weight: float | None = None,
     ) -> None:
         rollouts = check_int("rollouts", rollouts, 1)
         # one searched game holds up to one copy per (legal action, rollout)
@@ -84,10 +86,13 @@ class MonteCarloAgent(BaseAgent):
         elif not callable(getattr(leaf_value, "values", None)):
             raise fail("leaf_value", f"one of {', '.join(map(repr, LEAF_VALUES))} or an object with a values(obs) "
                        "method (a BotAgent)", leaf_value)
+        prior_weight = check_optional_float("prior_weight", prior_weight, 0.0)
         super().__init__(seed)
+        self.prior_weight = prior_weight
         self.rollouts = rollouts
         self.max_rollout_turns = max_rollout_turns
-        bot = BotAgent(seed=seed) if "bot" in (rollout_policy, leaf_value) else None
+        wants_bot = "bot" in (rollout_policy, leaf_value) or prior_weight is not None
+        bot = BotAgent(seed=seed) if wants_bot else None
         if rollout_policy == "greedy":
             rollout_policy = GreedyAgent(seed=seed)
         elif rollout_policy == "random":
@@ -96,16 +101,24 @@ class MonteCarloAgent(BaseAgent):
             rollout_policy = bot
         self.rollout_policy = rollout_policy
         self.leaf_value = bot if leaf_value == "bot" else leaf_value  # "score" or an object with values()
+        self.prior = bot if prior_weight is not None else None  # the policy whose log-probabilities guide
 
     def __repr__(self) -> str:
         return (f"MonteCarloAgent(rollouts={self.rollouts}, rollout_policy={self.rollout_policy!r}, "
-                f"max_rollout_turns={self.max_rollout_turns}, leaf_value={self.leaf_value!r}, seed={self.seed})")
+                f"max_rollout_turns={self.max_rollout_turns}, leaf_value={self.leaf_value!r}, "
+                f"prior_weight={self.prior_weight}, seed={self.seed})")
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:
         if state is None:
             raise ValueError("MonteCarloAgent searches on the engine: pass the engine state (act_on_state / act_on_env)")
         B = mask.shape[0]
         out = np.zeros(B, dtype=np.int64)
+        log_prior = None
+        if self.prior is not None:
+            # search only the actions the policy gives a real chance (the rest are pruned), and
+            # add prior_weight * log-probability to each searched action's mean at the end
+            log_prior = _log_softmax(self.prior.logits(obs, mask))
+            mask = mask & (log_prior >= log_prior.max(1, keepdims=True) + np.log(PRIOR_PRUNE))
         legal_count = mask.sum(1)
         single = legal_count == 1
         out[single] = mask[single].argmax(1)
@@ -147,7 +160,7 @@ class MonteCarloAgent(BaseAgent):
             core.step(sim, actions)
         mean = np.bincount(np.repeat(np.arange(games.size), R), weights=value, minlength=games.size) / R
         best = np.full((B, mask.shape[1]), -np.inf)
-        best[games, acts] = mean
+        best[games, acts] = mean if log_prior is None else mean + self.prior_weight * log_prior[games, acts]
         multi = legal_count > 1
         out[multi] = best[multi].argmax(1)
         return out
@@ -165,6 +178,15 @@ class MonteCarloAgent(BaseAgent):
 
 
 MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win (train.py's --shaping)
+#: With a prior, actions below this share of the policy's favourite's probability are not searched.
+PRIOR_PRUNE = 0.05
+
+
+def _log_softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise log-probabilities of masked logits (-inf stays -inf)."""
+    z = logits - logits.max(1, keepdims=True)
+    with np.errstate(divide="ignore"):
+        return z - np.log(np.exp(z).sum(1, keepdims=True))
 
 
 def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:

@@ -3,9 +3,9 @@
 A spec is a name with optional ``key=value`` options after a colon, comma
 separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random``.
 ``bot`` is the shipped trained bot (BotAgent, numpy only); ``search`` is Monte-Carlo
-search on top of it (``SEARCH_DEFAULTS``: the bot plays the rollouts and its value network
-values where they stop; about a quarter of a second per decision on this project's 2-core
-machine). A path to a ``.zip``
+search on top of it (``SEARCH_DEFAULTS``: only the actions the bot gives a real chance are
+searched, the bot plays the rollouts, its value network values where they stop, and its
+log-probabilities break near-ties; about 0.07 s per decision on this project's 2-core machine). A path to a ``.zip``
 file loads a policy saved by ``train.py`` (PolicyAgent, needs torch), a path to
 an ``.npz`` bot file an exported policy (BotAgent); both take options too:
 ``runs/x/model.zip:deterministic=false``.
@@ -53,6 +53,15 @@ def _optional_int(key: str, text: str) -> int | None:
         raise ArgumentError(f"{key} must be an int or none, got {text!r}") from None
 
 
+def _optional_float(key: str, text: str) -> float | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise ArgumentError(f"{key} must be a number or none, got {text!r}") from None
+
+
 def _bool(key: str, text: str) -> bool:
     value = {"true": True, "false": False}.get(text.lower())
     if value is None:
@@ -71,16 +80,18 @@ def _text(key: str, text: str) -> str:
 OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
     "random": {},
     "greedy": {},
-    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text},
+    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
+           "prior_weight": _optional_float},
     "bot": {"deterministic": _bool},
-    "search": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text},
+    "search": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
+               "prior_weight": _optional_float},
     "model": {"deterministic": _bool, "device": _text},
     "bot file": {"deterministic": _bool},
 }
 #: The ``search`` preset: MonteCarloAgent's options, tuned for strength at well under a second
 #: per decision (any of them can be overridden: ``search:rollouts=32``).
-SEARCH_DEFAULTS: dict[str, Any] = {"rollouts": 16, "rollout_policy": "bot", "leaf_value": "bot",
-                                   "max_rollout_turns": 8}
+SEARCH_DEFAULTS: dict[str, Any] = {"rollouts": 64, "rollout_policy": "bot", "leaf_value": "bot",
+                                   "max_rollout_turns": 8, "prior_weight": 0.1}
 
 
 def _search(seed: int | None = 0, **options: Any) -> MonteCarloAgent:

@@ -151,6 +151,16 @@ def check_float(
     return v
 
 
+def check_optional_float(name: str, value: Any, low: float | None = None, high: float | None = None) -> float | None:
+    """``check_float`` (finite), or None."""
+    if value is None:
+        return None
+    try:
+        return check_float(name, value, low, high)
+    except ArgumentError:
+        raise fail(name, _float_allowed(low, high, True, False, False) + " or None", value) from None
+
+
 def check_bool(name: str, value: Any) -> bool:
     """``value`` as a bool: True/False or numpy bools only (not 0/1, not strings)."""
     if not isinstance(value, (bool, np.bool_)):

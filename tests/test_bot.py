@@ -152,3 +152,25 @@ def test_mc_with_policy_rollouts_and_values_plays_legal_moves(tiny_model, tmp_pa
         core.step(state, a)
     with pytest.raises(ValueError, match="leaf_value"):
         MonteCarloAgent(leaf_value="oracle")
+
+
+def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it() -> None:
+    """prior_weight: only actions with at least PRIOR_PRUNE of the favourite's probability are
+    searched, and a very large weight makes the search play the policy's own choice."""
+    from agents.mc import PRIOR_PRUNE, _log_softmax
+
+    bot = make_agent("bot")
+    follow = make_agent("search:rollouts=2,max_rollout_turns=1,prior_weight=1e6", seed=1)
+    state = core.init(8, 2, seed=5)
+    for _ in range(12):
+        obs, mask = core.observe(state, state.current_player), state.legal_action_mask
+        a = follow.act(obs, mask, state=state)
+        live = mask.any(1)
+        assert (a[live] == bot.act(obs, mask)[live]).all()
+        logp = _log_softmax(bot.logits(obs[live], mask[live]))
+        kept = logp >= logp.max(1, keepdims=True) + np.log(PRIOR_PRUNE)
+        assert kept[np.arange(live.sum()), a[live]].all()
+        core.step(state, a)
+    for bad in (-1, float("nan"), "x", True):
+        with pytest.raises(ValueError, match="prior_weight"):
+            MonteCarloAgent(prior_weight=bad)
