@@ -373,6 +373,16 @@ class raw_env(AECEnv):
         return self.agent_name_mapping.get(getattr(self, "agent_selection", None), 0)
 
 
+def _in_space(space, action) -> bool:
+    """Whether ``action`` is in the Discrete ``space`` (PettingZoo's AssertOutOfBoundsWrapper test),
+    bools excluded; ints beyond int64 are simply outside (some gymnasium versions overflow on them)."""
+    if isinstance(action, (bool, np.bool_)):
+        return False
+    if isinstance(action, (int, np.integer)) and not 0 <= int(action) < space.n:
+        return False
+    return bool(space.contains(action))
+
+
 class ClassicWrapper(BaseWrapper):
     """PettingZoo's three classic wrappers in one (the same behaviour, a third of the cost):
 
@@ -444,8 +454,7 @@ class ClassicWrapper(BaseWrapper):
             self._has_updated = True
             raw.step(None)
             return
-        assert raw.action_spaces[agent].contains(action) and not isinstance(action, (bool, np.bool_)), \
-            "action is not in action space"
+        assert _in_space(raw.action_spaces[agent], action), "action is not in action space"
         self._has_updated = True
         if self._terminated and done:
             raw._was_dead_step(action)
