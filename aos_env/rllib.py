@@ -67,6 +67,11 @@ def set_threads(threads: int) -> None:
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
+#: How long the driver waits for a runner's samples (RLlib's default of 60 s is shorter than a
+#: loaded machine's cold compile of the engine in a new runner).
+SAMPLE_TIMEOUT_S = 600.0
+
+
 def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSummonersEnv:
     """The env of one env runner, from RLlib's ``env_config`` (an ``EnvContext``).
 
@@ -87,8 +92,13 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     kwargs = {k: v for k, v in dict(config).items() if k not in _RUNNER_KEYS}
     kwargs.update(opponents=opponents, mask_in_obs=True)
     if "num_envs" in config:
-        return AgeOfSummonersVectorEnv(num_envs=int(config["num_envs"]), **kwargs)
-    return AgeOfSummonersEnv(**kwargs)
+        env = AgeOfSummonersVectorEnv(num_envs=int(config["num_envs"]), **kwargs)
+    else:
+        env = AgeOfSummonersEnv(**kwargs)
+    # load (or, with a cold cache, compile) the engine's kernels now, while the runner is built:
+    # at the first sample it could outlast RLlib's sample timeout and return no steps at all
+    env.reset(seed=None if seed is None else int(seed) + worker * _RUNNER_SEED_STEP)  # RLlib reseeds at its first reset
+    return env
 
 
 def register() -> None:
@@ -282,7 +292,7 @@ def ppo_config(*, num_players: int, opponents: Mapping[str, float], num_env_runn
         .environment(ENV_NAME, env_config=env_config)
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
                      gym_env_vectorize_mode="vector_entry_point", rollout_fragment_length=n_steps,
-                     num_cpus_per_env_runner=1)
+                     num_cpus_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S)
         .learners(num_learners=0, num_gpus_per_learner=1 if device.startswith("cuda") else 0)
         .training(train_batch_size_per_learner=n_steps * envs_per_runner * runners, minibatch_size=batch_size,
                   num_epochs=n_epochs, lr=learning_rate, gamma=gamma, lambda_=gae_lambda, clip_param=clip_range,
@@ -348,6 +358,8 @@ class RLlibTrainer:
         timers = result.get("timers", {})
         learner = result.get("learners", {}).get("default_policy", {})
         sampled = runners.get("num_env_steps_sampled", 0)
+        if not isinstance(sampled, (int, float, np.integer, np.floating)) or not np.isfinite(sampled):
+            sampled = 0  # no runner returned steps this iteration (RLlib reports NaN): nothing counted
         self.timesteps += int(sampled)
         out = {"env_steps": float(sampled)}
         for key, source, name in (("episode_return_mean", runners, "rollout/ep_rew_mean"),
