@@ -96,7 +96,26 @@ def _final_info(ended: Ended, i: int, mask: np.ndarray) -> dict[str, Any]:
     }
 
 
-class AgeOfSummonersEnv(gymnasium.Env):
+class _OnLearner:
+    """What both envs read from their ``LearnerEnv`` (``self.learner``), and their observation:
+    the array, or the Dict with the mask when ``mask_in_obs``."""
+
+    learner: LearnerEnv
+    mask_in_obs: bool
+
+    @property
+    def opponents(self) -> OpponentPool:
+        return self.learner.opponents
+
+    @property
+    def num_players(self) -> int:
+        return self.learner.num_players
+
+    def _obs(self, obs: np.ndarray, mask: np.ndarray):
+        return {OBS_KEY: obs, MASK_KEY: mask.copy()} if self.mask_in_obs else obs
+
+
+class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
     """One game: the learner's seat against opponents played inside the env.
 
     num_players: 2..4. opponents: agent specs, as ``train.py --opponents`` takes them
@@ -138,17 +157,6 @@ class AgeOfSummonersEnv(gymnasium.Env):
                                   truncation_reward=truncation_reward)
         self.observation_space = observation_space(self.mask_in_obs)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
-
-    @property
-    def opponents(self) -> OpponentPool:
-        return self.learner.opponents
-
-    @property
-    def num_players(self) -> int:
-        return self.learner.num_players
-
-    def _obs(self, obs: np.ndarray, mask: np.ndarray):
-        return {OBS_KEY: obs, MASK_KEY: mask.copy()} if self.mask_in_obs else obs
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _check_options(options, ())
@@ -199,7 +207,7 @@ class AgeOfSummonersEnv(gymnasium.Env):
         return text
 
 
-class AgeOfSummonersVectorEnv(VectorEnv):
+class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
     """``num_envs`` games on one batched engine state, one learner seat each (see the module docstring).
 
     Takes the single env's arguments, plus num_envs (>= 1, within memory) and autoreset_mode
@@ -237,17 +245,6 @@ class AgeOfSummonersVectorEnv(VectorEnv):
         self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-
-    @property
-    def opponents(self) -> OpponentPool:
-        return self.learner.opponents
-
-    @property
-    def num_players(self) -> int:
-        return self.learner.num_players
-
-    def _obs(self, obs: np.ndarray, masks: np.ndarray):
-        return {OBS_KEY: obs, MASK_KEY: masks.copy()} if self.mask_in_obs else obs
 
     def _masks(self) -> np.ndarray:
         return self.learner.action_masks().astype(np.int8)
