@@ -13,11 +13,10 @@
 
 import gymnasium as _gymnasium
 
+from .names import ENV_NAME, GYM_ENV_ID
 from .svg import render_svg  # also makes core.State show itself as this picture in Jupyter
 
 __version__ = "0.2.0"
-GYM_ENV_ID = "aos_env/AgeOfSummoners-v0"
-ENV_NAME = "age_of_summoners_v0"
 if GYM_ENV_ID not in _gymnasium.registry:  # a second import (importlib.reload) must not register it twice
     _gymnasium.register(
         id=GYM_ENV_ID,

@@ -55,7 +55,7 @@ from .spaces import mask_box, observation_box, state_box
 if TYPE_CHECKING:
     from .replay import Replay
 
-from . import ENV_NAME  # "age_of_summoners_v0", the name PettingZoo shows
+from .names import ENV_NAME  # "age_of_summoners_v0", the name PettingZoo shows
 #: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
