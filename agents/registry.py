@@ -5,8 +5,8 @@ separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random
 ``bot`` is the shipped trained bot (BotAgent, numpy only); ``search`` is Monte-Carlo
 search on top of it (``SEARCH_DEFAULTS``: only the actions the bot gives a real chance are
 searched, the bot plays the rollouts, its value network values where they stop, and its
-log-probabilities break near-ties; about 0.07 s per decision on this project's 2-core machine). A path to a ``.zip``
-file loads a policy saved by ``train.py`` (PolicyAgent, needs torch), a path to
+log-probabilities break near-ties; 30 ms per decision on average on this project's 2-core
+machine). A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent, needs torch), a path to
 an ``.npz`` bot file an exported policy (BotAgent); both take options too:
 ``runs/x/model.zip:deterministic=false``.
 
