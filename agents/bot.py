@@ -122,6 +122,13 @@ class BotAgent(BaseAgent):
             out[rows] = np.where(mask[rows], net.policy(obs[rows]), -np.inf)
         return out
 
+    def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, 44) the policy's log-probabilities of the legal actions (-inf where illegal)."""
+        z = self.logits(obs, mask)
+        z = z - z.max(1, keepdims=True)
+        with np.errstate(divide="ignore"):
+            return z - np.log(np.exp(z).sum(1, keepdims=True))
+
     def values(self, obs: np.ndarray) -> np.ndarray:
         """(n,) the value network's estimate of each observed position (the observer's return)."""
         players = _players(obs)

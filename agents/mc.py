@@ -117,7 +117,7 @@ class MonteCarloAgent(BaseAgent):
         if self.prior is not None:
             # search only the actions the policy gives a real chance (the rest are pruned), and
             # add prior_weight * log-probability to each searched action's mean at the end
-            log_prior = _log_softmax(self.prior.logits(obs, mask))
+            log_prior = self.prior.log_probs(obs, mask)
             mask = mask & (log_prior >= log_prior.max(1, keepdims=True) + np.log(PRIOR_PRUNE))
         legal_count = mask.sum(1)
         single = legal_count == 1
@@ -181,12 +181,6 @@ MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win (
 #: With a prior, actions below this share of the policy's favourite's probability are not searched.
 PRIOR_PRUNE = 0.05
 
-
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    """Row-wise log-probabilities of masked logits (-inf stays -inf)."""
-    z = logits - logits.max(1, keepdims=True)
-    with np.errstate(divide="ignore"):
-        return z - np.log(np.exp(z).sum(1, keepdims=True))
 
 
 def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:

@@ -157,7 +157,7 @@ def test_mc_with_policy_rollouts_and_values_plays_legal_moves(tiny_model, tmp_pa
 def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it() -> None:
     """prior_weight: only actions with at least PRIOR_PRUNE of the favourite's probability are
     searched, and a very large weight makes the search play the policy's own choice."""
-    from agents.mc import PRIOR_PRUNE, _log_softmax
+    from agents.mc import PRIOR_PRUNE
 
     bot = make_agent("bot")
     follow = make_agent("search:rollouts=2,max_rollout_turns=1,prior_weight=1e6", seed=1)
@@ -167,7 +167,7 @@ def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it(
         a = follow.act(obs, mask, state=state)
         live = mask.any(1)
         assert (a[live] == bot.act(obs, mask)[live]).all()
-        logp = _log_softmax(bot.logits(obs[live], mask[live]))
+        logp = bot.log_probs(obs[live], mask[live])
         kept = logp >= logp.max(1, keepdims=True) + np.log(PRIOR_PRUNE)
         assert kept[np.arange(live.sum()), a[live]].all()
         core.step(state, a)
