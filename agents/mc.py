@@ -182,7 +182,6 @@ MARGIN_WEIGHT = 0.02  # value of one point of score lead, next to +1 for a win (
 PRIOR_PRUNE = 0.05
 
 
-
 def _leader_value(state: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
     """Outcome of a cut rollout: as if the game ended now (+1 if the viewer leads,
     else -1/(P-1)), plus the small score-margin term."""
