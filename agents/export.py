@@ -33,7 +33,11 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     if not hasattr(model, "policy"):
         from sb3_contrib import MaskablePPO
 
-        model = MaskablePPO.load(str(check_file("model", model)), device="cpu")
+        path = check_file("model", model)
+        try:
+            model = MaskablePPO.load(str(path), device="cpu")
+        except Exception as e:  # a zip of something else fails in many ways inside SB3
+            raise ArgumentError(f"model {str(path)!r} is not a model saved by train.py: {type(e).__name__}: {e}") from None
     pol = model.policy
     acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
     acts.discard("MlpExtractor")
@@ -63,7 +67,10 @@ def run_info(model: Path) -> dict:
     summary = (model.parent.parent if checkpoint else model.parent) / "summary.json"
     info: dict = {"model": model.name}
     if summary.is_file():
-        run = json.loads(summary.read_text())
+        try:
+            run = json.loads(summary.read_text())
+        except ValueError as e:
+            raise ArgumentError(f"{summary}: the run's summary is not JSON ({e})") from None
         info.update(args=run.get("args", {}), timesteps=run.get("timesteps"))
         if not checkpoint:
             info["final_evaluation"] = run.get("final_evaluation", {})
@@ -80,11 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="the game size it was trained for")
     p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     args = p.parse_args(argv)
-    info = run_info(args.model)
     try:
+        info = run_info(args.model)
         path = export(args.model, args.out, args.players, info=info,
                       dtype=np.float16 if args.float16 else np.float32)
-    except (ArgumentError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError) as err:  # ArgumentError, or a summary.json that is not JSON
         p.error(str(err))
     print(f"wrote {path} ({path.stat().st_size:,} bytes)")
     return 0

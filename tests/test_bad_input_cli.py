@@ -182,3 +182,25 @@ def test_commands_exit_with_a_usage_error(tmp_path: Path, command, option) -> No
     assert res.returncode == 2, res.stderr
     assert "usage:" in res.stderr and option in res.stderr and "Traceback" not in res.stderr, res.stderr
     assert list(tmp_path.iterdir()) == []  # no run folder, no tournament.json
+
+
+@pytest.mark.one_backend
+def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
+    """python -m agents.export: a missing model, a zip of something else, a run summary that is
+    not JSON and an output without .npz are usage errors naming the file, and nothing is written."""
+    (tmp_path / "notmodel.zip").write_text("hi")
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "model.zip").write_text("hi")
+    (run / "summary.json").write_text("{bad")
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    before = sorted(tmp_path.rglob("*"))
+    for args, message in ((["missing.zip", "o.npz"], "no such file: 'missing.zip'"),
+                          (["notmodel.zip", "o.npz"], "'notmodel.zip' is not a model saved by train.py"),
+                          (["run/model.zip", "o.npz"], "summary.json: the run's summary is not JSON"),
+                          (["notmodel.zip", "o.bin"], "out must be a path ending in .npz")):
+        res = subprocess.run([sys.executable, "-m", "agents.export", *args, "--players", "2"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+        assert res.returncode == 2 and "usage:" in res.stderr and message in res.stderr, res.stderr
+        assert "Traceback" not in res.stderr, res.stderr
+    assert sorted(tmp_path.rglob("*")) == before
