@@ -233,6 +233,7 @@ SUMMON_WEIGHT = 1.3  # Phase II: a summon is worth its spirit's value times this
 STONE_LAST = -5.0  # payments and mana discards: a stone only when nothing else will do
 FRESH_DRAW = 1.0  # Prayer discards: worth of the card drawn for a discarded one
 BALDANDERS_NO = 10.0  # Baldanders: decline unless the payment needs a card from hand
+NEVER = -1.0e9  # a score below every other: an action the agent never takes while another is legal
 ALCHEMY_SHORT_HAND = 4  # Alchemy: draw with fewer cards in hand than this, else take faith
 PRAYER_FEW_CARDS = 2  # Prayer: option (b) with this many cards in hand or fewer
 PILGRIMAGE_VP_FAITH = 3  # Pilgrimage: VP from this much faith up
@@ -372,8 +373,16 @@ def pilgrimage(o, t, w, s):
 
 
 @jit
+def always_flip(o, t, w, s):
+    """Homunculus: always take the extra flip (as before it could be declined), of the colour
+    needed least."""
+    give_up_mana(o, t, w, s)
+    s[NO] = NEVER
+
+
+@jit
 def always_use(o, t, w, s):
-    """Leprechaun and Belial: always use them (Belial: a Lightning mana before a stone)."""
+    """Leprechaun, Belial and Nightmare: always use them (Belial: a Lightning mana before a stone)."""
     s[YES] = 1.0
     s[MANA_0] = 2.0
     s[STONE] = 1.0
@@ -421,7 +430,9 @@ def score_phase(ph, o, t, w, s):
         prayer(o, t, w, s)
     elif ph == Phase.PILGRIMAGE:
         pilgrimage(o, t, w, s)
-    elif ph == Phase.LEPRECHAUN or ph == Phase.BELIAL:
+    elif ph == Phase.HOMUNCULUS_FLIP:
+        always_flip(o, t, w, s)
+    elif ph == Phase.LEPRECHAUN or ph == Phase.BELIAL or ph == Phase.NIGHTMARE:
         always_use(o, t, w, s)
     elif ph == Phase.DECLARE:
         declare(o, t, w, s)

@@ -24,7 +24,7 @@ the AEC env and on a batch. Its heuristics:
   with two cards or fewer in hand; Pilgrimage takes VP from 3 faith up.
 - **Conquest** steals from the richest opponent; **gifts and card discards**
   give up the least valuable card; **Festival** keeps the most needed colour.
-- **Optional abilities**: Leprechaun and Belial always, Asmodai when the
+- **Optional abilities**: Leprechaun, Belial, Nightmare and Homunculus always, Asmodai when the
   action it gives is better, Baldanders only when a payment needs it.
 - **End declaration**: only when its current score leads the table.
 

@@ -8,6 +8,7 @@ import numpy as np
 from aos_env import core
 from aos_env.cards import COLOURS, DEFAULT as CARDS
 from aos_env.core import Phase
+from aos_env.core.phases import DECISIONS
 from aos_env.positions import position  # noqa: F401  (re-exported for tests)
 
 _NAMED = {n: i for i, n in enumerate(core.ACTION_NAMES)}
@@ -91,7 +92,7 @@ def check_invariants(state: core.State) -> None:
     assert (n_legal[live] >= 2).all(), "an unfinished game waits for a real choice"
     assert (n_legal[~live] == 0).all(), "a finished game has an all-False mask"
     assert ((state.current_player >= 0) & (state.current_player < state.num_players)).all()
-    assert (state.phase[live] < Phase.GAME_OVER).all() and (state.phase[~live] == Phase.GAME_OVER).all()
+    assert np.isin(state.phase[live], DECISIONS).all() and (state.phase[~live] == Phase.GAME_OVER).all()
     rows, players = np.nonzero(state.head >= 0)
     assert (state.mana[rows, players, state.head[rows, players]] >= 1).all(), "a head is one of the mana cards"
     assert not (state.terminated & state.truncated).any()

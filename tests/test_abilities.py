@@ -174,8 +174,12 @@ def test_AS003_nightmare_affects_its_summoner_and_a_waiting_head_cannot_be_disca
     assert phase(s) == Phase.PAY
     s = play(s, "MANA_BLACK", "MANA_BLACK", "MANA_BLUE")  # KK* paid with Succubus, Belial, an Undine
 
-    # the summoner first: 7 cards -> 6, then 8 mana (stones included) -> 7
+    # R10.1: the summoner decides first, all of it or none
     assert zone(s, "spirits", 0) == {"Nightmare": 1}
+    assert phase(s) == Phase.NIGHTMARE and legal(s) == ["YES", "NO"]
+    assert int(s.current_player[0]) == 0
+    s = play(s, "YES")
+    # the summoner first: 7 cards -> 6, then 8 mana (stones included) -> 7
     assert phase(s) == Phase.NIGHTMARE_HAND
     assert int(s.current_player[0]) == 0 and int(s.active_player[0]) == 0
     assert legal(s) == ["Imp", "Dryad", "Treant", "Fairy"]
@@ -210,6 +214,59 @@ def test_AS003_nightmare_affects_its_summoner_and_a_waiting_head_cannot_be_disca
     }
     assert_turn_of(s, 1, ["Salamander", "Ifrit"])
 
+
+
+def _nightmare_summoned(hand1: list[str] | None = None) -> core.State:
+    """Player 0 summons Nightmare with 7 cards left and 8 mana; player 1 holds ``hand1``."""
+    s = position(2, players=[
+        {"hand": ["Nightmare", "Belial", "Imp", "Imp", "Fairy", "Fairy", "Dryad", "Dryad", "Treant"],
+         "head": "Succubus", "mana": ["Golem"] * 4 + ["Undine"] * 3, "stones": ["Cerberus"] * 2},
+        {"hand": hand1 or ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel",
+         "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 3},
+    ], deck=["Titania"] * 2)
+    return play(s, "Belial", "Nightmare", "MANA_BLACK", "MANA_BLACK", "MANA_BLUE")
+
+
+def test_AS003_R10_1_nightmare_may_be_declined_and_then_nobody_discards():
+    s = _nightmare_summoned()
+    assert phase(s) == Phase.NIGHTMARE and legal(s) == ["YES", "NO"]
+    s = play(s, "NO")
+    # nobody discarded: Phase III of player 0 (one Titania kept, one assisted), then player 1's turn
+    assert zone(s, "hand", 0) == {"Imp": 2, "Fairy": 2, "Dryad": 2, "Treant": 1, "Titania": 1}
+    assert zone(s, "mana", 0) == {"Golem": 4, "Undine": 2}
+    assert zone(s, "stones", 0) == {"Cerberus": 2}
+    assert zone(s, "hand", 1) == {"Salamander": 4, "Ifrit": 4}
+    assert zone(s, "spirits", 0) == {"Nightmare": 1}
+    assert int(s.active_player[0]) == 1
+
+
+def test_AS003_R10_1_nightmare_asks_only_when_someone_would_discard():
+    """Nobody holds more than 6 cards or 7 mana: the ability would change nothing, so its
+    summoner is not asked and Phase III follows at once."""
+    s = position(2, players=[
+        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+        {"hand": ["Salamander", "Ifrit"], "head": "Angel"},
+    ], deck=["Titania"] * 2)
+    s = play(s, "Belial", "Nightmare")  # KK* paid with Succubus, Belial and the Imp: forced
+    assert zone(s, "spirits", 0) == {"Nightmare": 1}
+    assert zone(s, "hand", 0) == {"Imp": 1, "Titania": 1}
+    assert_turn_of(s, 1, ["Salamander", "Ifrit"])
+
+
+def test_AS003_R10_1_nightmare_is_asked_when_only_another_player_is_over():
+    s = position(2, players=[
+        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+        {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
+    ], deck=["Titania"] * 2)
+    s = play(s, "Belial", "Nightmare")
+    assert phase(s) == Phase.NIGHTMARE and int(s.current_player[0]) == 0 and legal(s) == ["YES", "NO"]
+    s = play(s, "YES")
+    # the summoner has nothing to discard; player 1 goes from 8 cards to 6
+    assert phase(s) == Phase.NIGHTMARE_HAND and int(s.current_player[0]) == 1
+    s = play(s, "Salamander", "Ifrit")
+    assert zone(s, "hand", 1) == {"Salamander": 3, "Ifrit": 3}
+    assert zone(s, "hand", 0) == {"Imp": 1, "Titania": 1}
+    assert int(s.active_player[0]) == 1
 
 def test_AS003_nightmare_asks_nobody_within_the_limits():
     s = position(2, players=[
@@ -730,25 +787,61 @@ def test_AS018_sphinx_counts_itself_and_only_shields():
 # ---- AS019 Homunculus ---------------------------------------------------------------
 
 
-def test_AS019_homunculus_research_scores_then_flips_two():
+def _research_with_homunculus(homunculi: int = 1) -> core.State:
+    """Player 0 plays Research with 2 stones and green, green (Fairy, the head) and blue mana."""
     s = position(2, players=[
         {"hand": ["Fairy", "Angel"], "head": "Fairy", "mana": ["Unicorn"], "stones": ["Imp", "Imp"],
-         "spirits": ["Homunculus"]},
+         "spirits": ["Homunculus"] * homunculi},
         {"hand": ["Golem", "Seraph"], "head": "Golem"},
     ], deck=["Pegasus"] * 2)
     s = play(s, "Fairy")  # 2 + 2 = 4: Research
     assert legal(s) == ["Angel", "ACT"]
-    s = play(s, "ACT")
+    return play(s, "ACT")
+
+
+def test_AS019_R6_2_homunculus_research_scores_then_flips_two():
+    s = _research_with_homunculus()
     assert vp(s) == [2, 0]  # the 2 stones, counted before flipping
-    # two flips out of green, green, blue: {G, G} or {G, B}, chosen in ascending
-    # order, so the first green one is forced and made by the engine
+    # Research's own flip is not optional: green or blue
+    assert phase(s) == Phase.RESEARCH_FLIP and legal(s) == ["MANA_GREEN", "MANA_BLUE"]
+    s = play(s, "MANA_GREEN")
     assert zone(s, "stones", 0) == {"Imp": 2, "Fairy": 1}
-    assert phase(s) == Phase.RESEARCH_FLIP  # Homunculus: one more
-    assert legal(s) == ["MANA_GREEN", "MANA_BLUE"]
+    # Homunculus: one more, which may be declined (R10.1); flips go in ascending order
+    assert phase(s) == Phase.HOMUNCULUS_FLIP and legal(s) == ["MANA_GREEN", "MANA_BLUE", "NO"]
     s = play(s, "MANA_BLUE")
     assert vp(s) == [2, 0]
     assert zone(s, "mana", 0) == {"Fairy": 1}
     assert zone(s, "stones", 0) == {"Imp": 2, "Fairy": 1, "Unicorn": 1}
+    assert_turn_of(s, 1, ["Golem", "Seraph"])
+
+
+def test_AS019_R10_1_homunculus_flip_may_be_declined():
+    s = play(_research_with_homunculus(), "MANA_GREEN")
+    assert phase(s) == Phase.HOMUNCULUS_FLIP
+    s = play(s, "NO")
+    assert zone(s, "mana", 0) == {"Fairy": 1, "Unicorn": 1}
+    assert zone(s, "stones", 0) == {"Imp": 2, "Fairy": 1}
+    assert_turn_of(s, 1, ["Golem", "Seraph"])
+
+
+def test_AS019_R10_1_each_homunculus_is_its_own_choice():
+    """Two Homunculi: two optional flips; the first taken, the second declined."""
+    s = play(_research_with_homunculus(homunculi=2), "MANA_GREEN")
+    assert phase(s) == Phase.HOMUNCULUS_FLIP and int(s.choice_left[0]) == 2
+    s = play(s, "MANA_GREEN")
+    assert phase(s) == Phase.HOMUNCULUS_FLIP and legal(s) == ["MANA_BLUE", "NO"]
+    s = play(s, "NO")
+    assert zone(s, "mana", 0) == {"Unicorn": 1}
+    assert zone(s, "stones", 0) == {"Imp": 2, "Fairy": 2}
+    assert_turn_of(s, 1, ["Golem", "Seraph"])
+
+
+def test_AS019_R6_2_no_homunculus_question_once_no_open_mana_is_left():
+    """Blue flipped first: no face-up mana at blue or above is left, so the Homunculus flip has
+    only NO (it is taken by the engine) and the turn goes on."""
+    s = play(_research_with_homunculus(), "MANA_BLUE")
+    assert zone(s, "stones", 0) == {"Imp": 2, "Unicorn": 1}
+    assert zone(s, "mana", 0) == {"Fairy": 2}
     assert_turn_of(s, 1, ["Golem", "Seraph"])
 
 

@@ -43,7 +43,7 @@ K = CARDS.num_kinds
 #: Phases whose decisions the rare-path cases must reach (counted per game and step).
 RARE = {
     "shortage": (Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA),
-    "nightmare": (Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA),
+    "nightmare": (Phase.NIGHTMARE, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA),
     "gift": (Phase.INQUISITION_GIFT,),
     "declare": (Phase.DECLARE,),
 }
@@ -594,11 +594,11 @@ def test_random_and_greedy_play_agree(num_players: int) -> None:
 #: Groups of positions, one per rare path: (position, chance to declare at DECLARE, coverage
 #: minimums per 32 games: a RARE name, a decision phase, or a Coverage field).
 _OPTIONAL_ABILITIES = {p: 10 for p in (Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.ASMODAI, Phase.BALDANDERS,
-                                       Phase.BELIAL)}
+                                       Phase.BELIAL, Phase.HOMUNCULUS_FLIP)}
 RARE_GROUPS = {
     "shortage": (crowded, 0.25, {"shortage": 60}),
-    "nightmare": (nightmare_heavy, 0.3, {"nightmare": 40}),
-    "inquisition": (inquisition_likely, 0.25, {"gift": 30, "inquisitions": 60, "empty_givers": 15}),
+    "nightmare": (nightmare_heavy, 0.3, {"nightmare": 40, Phase.NIGHTMARE: 10}),
+    "inquisition": (inquisition_likely, 0.25, {"gift": 20, "inquisitions": 60, "empty_givers": 15}),
     "declare": (declarations, 0.3, {"declare": 40, "declared_yes": 15}),
     "tie": (tied_scores, None, {"ties": 15}),
     "abilities": (abilities, 0.15, {**_OPTIONAL_ABILITIES, "shortage": 30}),

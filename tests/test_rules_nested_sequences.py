@@ -467,6 +467,8 @@ def test_AS003_R3_3_nightmare_round_then_phase_three_draws_its_discards() -> Non
     assert phase(s) == Phase.PAY and legal(s) == ["MANA_BLACK", "MANA_RED"]
     s = play(s, "MANA_RED")  # the Salamander
     assert zone(s, "spirits", 0) == {"Gargoyle": 2, "Nightmare": 1}
+    assert phase(s) == Phase.NIGHTMARE and legal(s) == ["YES", "NO"]  # R10.1
+    s = play(s, "YES")
     assert phase(s) == Phase.NIGHTMARE_HAND and int(s.current_player[0]) == 0
     s = play(s, "Treant")
     assert phase(s) == Phase.NIGHTMARE_MANA and int(s.current_player[0]) == 1

@@ -567,7 +567,8 @@ def test_R4_2_mana_kinds_are_public_stones_show_only_their_number():
 
 def _nightmare_position(p1_mana, p1_head, deck=("Golem", "Fairy")):
     """Player 0 plays Imp onto Succubus (2) and summons Nightmare (KK*) with its 3 black mana; every
-    player then discards down to 6 cards and 7 mana. Player 1 is the one to watch."""
+    player then discards down to 6 cards and 7 mana if its summoner says YES (R10.1). Player 1 is
+    the one to watch."""
     return position(2, players=[
         {"hand": ["Imp", "Nightmare"], "head": "Succubus", "mana": ["Belial"]},
         {"hand": ["Fairy"], "head": p1_head, "mana": p1_mana},
@@ -585,6 +586,8 @@ def test_R4_3_the_waiting_head_counts_towards_mana_limits(n_mana, must_discard):
     state = play(state, "Imp", "Nightmare")  # payment forced: all three black mana
     assert zone(state, "spirits", 0) == {"Nightmare": 1}
     if must_discard:
+        assert phase(state) == Phase.NIGHTMARE  # R10.1: asked only when someone would discard
+        state = play(state, "YES")
         assert phase(state) == Phase.NIGHTMARE_MANA and int(state.current_player[0]) == 1
     else:
         assert phase(state) == Phase.KEEP and int(state.current_player[0]) == 0
@@ -594,7 +597,7 @@ def test_R4_3_the_waiting_head_counts_towards_mana_limits(n_mana, must_discard):
 def test_R4_3_the_waiting_head_may_not_be_discarded():
     """R4.3: the waiting head "may not be chosen when they must discard mana". Player 1's only green
     mana is its head (Dryad), so green is not offered; any other colour is."""
-    state = play(_nightmare_position(SEVEN_MANA, "Dryad"), "Imp", "Nightmare")
+    state = play(_nightmare_position(SEVEN_MANA, "Dryad"), "Imp", "Nightmare", "YES")
     assert phase(state) == Phase.NIGHTMARE_MANA and int(state.current_player[0]) == 1
     assert legal(state) == ["MANA_BLACK", "MANA_RED", "MANA_YELLOW", "MANA_BLUE"]
     discard0 = zone(state, "discard")
@@ -610,7 +613,9 @@ def test_R4_3_discarding_the_heads_colour_keeps_the_head():
     blue = ["Angel", "Angel", "Unicorn", "Pegasus", "Valkyrie", "Seraph", "Seraph"]
     state = _nightmare_position(blue, "Undine")
     discard0 = zone(state, "discard")
-    state = play(state, "Imp", "Nightmare")  # payment and player 1's single-choice discard are forced
+    state = play(state, "Imp", "Nightmare")  # payment is forced
+    assert phase(state) == Phase.NIGHTMARE
+    state = play(state, "YES")  # player 1's single-choice discard is forced
     assert phase(state) == Phase.KEEP
     assert int(state.head[0, 1]) == kind("Undine")
     assert zone(state, "mana", 1).get("Undine") == 1

@@ -17,11 +17,14 @@ from typing import NamedTuple
 import numpy as np
 
 from .constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS
-from .phases import OBS_PHASES
+from .phases import OBS_PHASES, Phase
 
 #: Bumped whenever the layout or a scale changes: saved models record the version they need.
-#: 1: 597 entries (aos-env 0.1). 2: seats gain ``is_first`` (601 entries).
-OBS_VERSION = 2
+#: 1: 597 entries (aos-env 0.1). 2: seats gain ``is_first`` (601 entries). 3: the phase one-hot
+#: gains the decisions NIGHTMARE and HOMUNCULUS_FLIP (603 entries; aos-env 0.3).
+OBS_VERSION = 3
+#: Observation versions an observation of this version can be written down to (``to_version``).
+OLDER_VERSIONS = (2,)
 
 
 class Slot(NamedTuple):
@@ -142,3 +145,35 @@ def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
 
     high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
     return np.zeros(OBS_DIM, dtype=np.float32), high
+
+
+# ---- older observation versions: what a bot trained on one reads ---------------------------------
+#: The phase one-hot of each version is a prefix of ``OBS_PHASES`` (new decisions go at its end).
+_PHASES_OF_VERSION = {2: OBS_PHASES.index(Phase.GAME_OVER) + 1, OBS_VERSION: len(OBS_PHASES)}
+#: A decision that an older version does not have, shown to it as the decision it knew in its
+#: place: a Homunculus flip was, before version 3, one more Research flip (not declinable).
+#: Nightmare's question has no counterpart: a player of an older version always takes the
+#: effect (``agents.bot`` answers YES for it).
+SHOWN_AS = {Phase.HOMUNCULUS_FLIP: Phase.RESEARCH_FLIP}
+
+
+def obs_dim_of_version(version: int) -> int:
+    """The length of an observation of ``version`` (this one or one of ``OLDER_VERSIONS``)."""
+    return OBS_DIM - (len(OBS_PHASES) - _PHASES_OF_VERSION[version])
+
+
+def to_version(obs: np.ndarray, version: int) -> np.ndarray:
+    """Observations (n, OBS_DIM) written in the layout of an older ``version`` (n, its dim): the
+    phase one-hot loses the decisions that version did not have, and a decision in ``SHOWN_AS``
+    is shown as the one it stands for. Everything else is the same numbers in the same order."""
+    if version == OBS_VERSION:
+        return obs
+    if version not in OLDER_VERSIONS:
+        raise ValueError(f"version must be one of {OBS_VERSION}, {', '.join(map(str, OLDER_VERSIONS))}, got {version!r}")
+    start = G["phase"].start
+    keep = _PHASES_OF_VERSION[version]
+    phase = obs[:, start : start + len(OBS_PHASES)].copy()
+    for new, old in SHOWN_AS.items():
+        at, to = OBS_PHASES.index(new), OBS_PHASES.index(old)
+        phase[:, to] += phase[:, at]
+    return np.concatenate([obs[:, :start], phase[:, :keep], obs[:, start + len(OBS_PHASES):]], axis=1)

@@ -20,8 +20,10 @@ from types import SimpleNamespace
 
 
 class Phase(IntEnum):
-    """What a game is waiting for: a decision (values below ``GAME_OVER``), ``GAME_OVER``, or
-    (values above it) an internal step, never visible after ``init``/``step``."""
+    """What a game is waiting for: a decision (``DECISIONS``), ``GAME_OVER``, or an internal step
+    (``INTERNAL``), never visible after ``init``/``step``. The first decisions have values below
+    ``GAME_OVER`` and the first internal steps values above it; phases added later take the next
+    free value, whatever their kind (``IS_INTERNAL`` tells them apart)."""
 
     # -- decisions --
     COMMAND = 0
@@ -65,6 +67,9 @@ class Phase(IntEnum):
     DISCARD_NEXT = 36
     DECLARE_CHECK = 37
     INQUISITION_DECK_GIFT = 38
+    # -- decisions added with observation version 3 (R10.1: Nightmare and Homunculus are optional) --
+    NIGHTMARE = 39
+    HOMUNCULUS_FLIP = 40
 
 
 NUM_PHASES = len(Phase)
@@ -99,11 +104,15 @@ PHASES: dict[Phase, PhaseInfo] = {
     Phase.BALDANDERS: PhaseInfo("Baldanders", "Baldanders: place a card from your hand as mana before paying?",
                                 repeated=True),
     Phase.PAY: PhaseInfo("R5.2", "Pay the summoning cost, one mana at a time", repeated=True),
+    Phase.NIGHTMARE: PhaseInfo("Nightmare, R10.1",
+                               "Nightmare: make every player, you too, discard down to 6 cards and 7 mana?"),
     Phase.NIGHTMARE_HAND: PhaseInfo("Nightmare", "Nightmare: discard down to 6 cards in hand", repeated=True),
     Phase.NIGHTMARE_MANA: PhaseInfo("Nightmare", "Nightmare: discard down to 7 mana", repeated=True),
     Phase.CONQUEST_TARGET: PhaseInfo("R6.1", "Conquest: whom do you steal 1 VP from?"),
     Phase.RESEARCH_FLIP: PhaseInfo("R6.2", "Research: turn a face-up mana into a philosopher's stone",
                                    repeated=True),
+    Phase.HOMUNCULUS_FLIP: PhaseInfo("Homunculus, R10.1",
+                                     "Homunculus: turn one more face-up mana into a stone? (NO stops)", repeated=True),
     Phase.ALCHEMY: PhaseInfo("R6.3", "Alchemy: choose an option"),
     Phase.PRAYER: PhaseInfo("R6.4", "Prayer: choose an option"),
     Phase.PRAYER_DISCARD: PhaseInfo("R6.4", "Prayer: discard cards (any number), then draw up to 5", repeated=True),
@@ -139,7 +148,6 @@ assert set(PHASES) == set(Phase)
 DECISIONS: tuple[Phase, ...] = tuple(p for p in Phase if PHASES[p].decision)
 INTERNAL: tuple[Phase, ...] = tuple(p for p in Phase if not PHASES[p].decision and p != Phase.GAME_OVER)
 REPEATED: tuple[Phase, ...] = tuple(p for p in Phase if PHASES[p].repeated)
-assert all(p < Phase.GAME_OVER for p in DECISIONS) and all(p > Phase.GAME_OVER for p in INTERNAL)
 
 #: The observation's phase one-hot, in this order (never renumber: saved models rely on it;
 #: a new decision goes at the end, with a new observation version).
@@ -149,6 +157,8 @@ OBS_PHASES: tuple[Phase, ...] = (
     Phase.ALCHEMY, Phase.PRAYER, Phase.PRAYER_DISCARD, Phase.FESTIVAL_PICK, Phase.INQUISITION_GIFT,
     Phase.PILGRIMAGE, Phase.KEEP, Phase.BELIAL, Phase.DECLARE, Phase.SHORTAGE_HAND, Phase.SHORTAGE_MANA,
     Phase.GAME_OVER,
+    # observation version 3
+    Phase.NIGHTMARE, Phase.HOMUNCULUS_FLIP,
 )
 assert set(OBS_PHASES) == set(DECISIONS) | {Phase.GAME_OVER}
 NUM_DECISION_PHASES = len(DECISIONS)
@@ -165,3 +175,5 @@ def _lookup(phases) -> list[int]:
 OBS_PHASE_INDEX: tuple[int, ...] = tuple(_lookup(OBS_PHASES))
 #: Phase value -> 1 for repeated choices.
 IS_REPEATED: tuple[int, ...] = tuple(int(PHASES[p].repeated) for p in Phase)
+#: Phase value -> 1 for internal steps (the engine runs them itself).
+IS_INTERNAL: tuple[int, ...] = tuple(int(p in INTERNAL) for p in Phase)

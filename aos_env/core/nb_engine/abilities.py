@@ -8,14 +8,14 @@ import numpy as np
 
 from ...cards import SPECIALS
 from ..constants import (
-    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, K, MANA_0, NO, PEGASUS_FAITH, PEND_HAND, PEND_MANA,
-    SPHINX_TO_HAND, STONE, YES,
+    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, K, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT,
+    NO, PEGASUS_FAITH, PEND_HAND, PEND_MANA, SPHINX_TO_HAND, STONE, YES,
 )
 from ..phases import Phase
 from ..state import STAT_ICONS, STAT_SPECIAL
 from ._jit import jit
 from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, ordered_choice
-from .discards import start_discard_round
+from .discards import over_limit, start_discard_round
 from .draws import request_draws
 from .zones import colour_count, give_up_unit, zone_size
 
@@ -115,9 +115,24 @@ def apply_asmodai(r, action):
 
 
 @jit
-def nightmare_on_summon(r):
-    """Every player, the summoner first, discards down to 6 cards, then to 7 mana; then Phase III."""
-    start_discard_round(r, False, Phase.PHASE3)
+def nightmare_on_summon(r, P):
+    """When summoned: if the ability would make some player discard, its summoner decides whether
+    it takes effect, all of it or none (Phase.NIGHTMARE; R10.1). Otherwise it changes nothing and
+    nobody is asked: Phase III follows."""
+    if over_limit(r, P, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT):
+        r.phase = Phase.NIGHTMARE
+    else:
+        r.phase = Phase.PHASE3
+
+
+@jit
+def apply_nightmare(r, a):
+    """YES: every player, the summoner first, discards down to 6 cards, then to 7 mana; then
+    Phase III. NO: Phase III at once."""
+    if a == YES:
+        start_discard_round(r, False, Phase.PHASE3)
+    else:
+        r.phase = Phase.PHASE3
 
 
 @jit

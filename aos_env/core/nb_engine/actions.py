@@ -17,7 +17,7 @@ from ..state import STAT_BONUS0, STAT_ICONS
 from . import abilities
 from ._jit import jit
 from .chips import gain_faith
-from .choice import discard_from_hand, forced_units, last_unit, ordered_choice
+from .choice import discard_from_hand, ordered_choice
 from .draws import request_draws
 from .zones import mana_by_colour, take_mana, zone_size
 
@@ -128,27 +128,42 @@ def apply_conquest_target(r, P, action):
 
 @jit
 def research(r, p):
-    """Score 1 VP per stone first, then turn face-up mana into stones (1, +1 per Homunculus)."""
+    """Score 1 VP per stone first, then turn a face-up mana into a stone (R6.2); each Homunculus
+    then offers one more flip, which the player may decline (R10.1)."""
     r.vp[p] += zone_size(r.stones[p])
+    # the flips left: Research's own, then one optional flip per Homunculus (the observation's count)
     r.choice_left = 1 + action_bonus(r, p, RESEARCH, BONUS_FLIPS)
     r.choice_floor = MANA_0
     if zone_size(r.mana[p]) > 0:
-        r.phase = Phase.RESEARCH_FLIP  # the engine then makes the forced flips (flip_forced)
+        r.phase = Phase.RESEARCH_FLIP
     else:
         finish_action(r)
 
 
 @jit
-def research_flip_mask(r, t, mask):
+def flip_mask(r, t, mask):
+    """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: the face-up mana colours that may be flipped next
+    (ascending order; each flip stands alone, so any open colour with mana will do)."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    total = mana_by_colour(r, t, p, mana)
-    needed = min(r.choice_left, total)
-    ordered_choice(mana, NUM_COLOURS, r.choice_floor - MANA_0, needed, mask, MANA_0)
+    mana_by_colour(r, t, p, mana)
+    ordered_choice(mana, NUM_COLOURS, r.choice_floor - MANA_0, 1, mask, MANA_0)
+
+
+@jit
+def homunculus_flip_mask(r, t, mask):
+    """Phase.HOMUNCULUS_FLIP: one more flip, or NO to stop (R10.1: each Homunculus may be declined)."""
+    flip_mask(r, t, mask)
+    mask[NO] = True
 
 
 @jit
 def apply_research_flip(r, t, action):
+    """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: flip the chosen colour (NO, at a Homunculus flip:
+    stop). Another Homunculus flip follows while flips are left and face-up mana remains."""
+    if action == NO:
+        finish_action(r)
+        return
     p = r.active_player
     k = take_mana(r, t, p, action - MANA_0)
     r.stones[p, k] += 1
@@ -156,26 +171,8 @@ def apply_research_flip(r, t, action):
     r.choice_left -= 1
     if r.choice_left == 0 or zone_size(r.mana[p]) == 0:
         finish_action(r)
-
-
-@jit
-def flip_forced(r, t):
-    """Phase.RESEARCH_FLIP, on arrival: make the forced part of the remaining flips at once."""
-    p = r.active_player
-    mana = np.empty(NUM_COLOURS, dtype=np.int64)
-    total = mana_by_colour(r, t, p, mana)
-    take = np.empty(NUM_COLOURS, dtype=np.int64)
-    n = forced_units(mana, NUM_COLOURS, r.choice_floor - MANA_0, min(r.choice_left, total), take)
-    if n == 0:
-        return
-    for c in range(NUM_COLOURS):
-        for _ in range(take[c]):
-            k = take_mana(r, t, p, c)
-            r.stones[p, k] += 1
-    r.choice_floor = MANA_0 + last_unit(take, NUM_COLOURS)
-    r.choice_left -= n
-    if r.choice_left == 0 or zone_size(r.mana[p]) == 0:
-        finish_action(r)
+    else:
+        r.phase = Phase.HOMUNCULUS_FLIP
 
 
 # ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------

@@ -17,12 +17,14 @@ from ..constants import (
     INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, K, MANA_0, NO, NUM_ACTIONS, OPTION_A, OPTION_B, YES,
 )
 from ..obs_layout import OBS_DIM
-from ..phases import Phase
+from ..phases import IS_INTERNAL, Phase
 from . import abilities, actions, discards, draws, rng, summon, turn
 from ._jit import jit, jit_parallel
 from .observe import observe_one
 from .scoring import final_score
 from .zones import draw_from_deck
+
+_IS_INTERNAL = np.array(IS_INTERNAL, dtype=np.bool_)  # a global array: numba compiles it in as a constant
 
 #: Status codes of the kernels (>= 0: the position of the first game with an illegal action).
 OK = -1
@@ -44,7 +46,7 @@ def run_internal(r, t, P, max_turns, ph):
     elif ph == Phase.COMMAND_DONE:
         turn.run_command_done(r, t)
     elif ph == Phase.SUMMON_DONE:
-        turn.run_summon_done(r, t)
+        turn.run_summon_done(r, t, P)
     elif ph == Phase.ACTION:
         actions.run_action(r, t, P)
     elif ph == Phase.FESTIVAL_RESOLVE:
@@ -77,8 +79,6 @@ def forced_part(r, t, ph):
         summon.pay_forced(r, t)
     elif ph == Phase.LEPRECHAUN_DISCARD:
         abilities.leprechaun_discard_forced(r)
-    elif ph == Phase.RESEARCH_FLIP:
-        actions.flip_forced(r, t)
     elif (ph == Phase.NIGHTMARE_HAND or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_HAND
           or ph == Phase.SHORTAGE_MANA):
         discards.discard_forced(r, t)
@@ -92,7 +92,7 @@ def fill_mask(r, t, P, ph):
         mask[a] = False
     if ph == Phase.COMMAND or ph == Phase.INQUISITION_GIFT:
         turn.command_mask(r, mask)
-    elif ph == Phase.LEPRECHAUN or ph == Phase.ASMODAI or ph == Phase.DECLARE:
+    elif ph == Phase.LEPRECHAUN or ph == Phase.ASMODAI or ph == Phase.DECLARE or ph == Phase.NIGHTMARE:
         mask[YES] = True
         mask[NO] = True
     elif ph == Phase.ALCHEMY or ph == Phase.PRAYER or ph == Phase.PILGRIMAGE:
@@ -113,7 +113,9 @@ def fill_mask(r, t, P, ph):
     elif ph == Phase.CONQUEST_TARGET:
         actions.conquest_target_mask(r, P, mask)
     elif ph == Phase.RESEARCH_FLIP:
-        actions.research_flip_mask(r, t, mask)
+        actions.flip_mask(r, t, mask)
+    elif ph == Phase.HOMUNCULUS_FLIP:
+        actions.homunculus_flip_mask(r, t, mask)
     elif ph == Phase.PRAYER_DISCARD:
         actions.prayer_discard_mask(r, mask)
     elif ph == Phase.FESTIVAL_PICK or ph == Phase.KEEP:
@@ -145,8 +147,10 @@ def apply_decision(r, t, P, ph, a):
         discards.apply_discard_mana(r, t, a - MANA_0)
     elif ph == Phase.CONQUEST_TARGET:
         actions.apply_conquest_target(r, P, a)
-    elif ph == Phase.RESEARCH_FLIP:
+    elif ph == Phase.RESEARCH_FLIP or ph == Phase.HOMUNCULUS_FLIP:
         actions.apply_research_flip(r, t, a)
+    elif ph == Phase.NIGHTMARE:
+        abilities.apply_nightmare(r, a)
     elif ph == Phase.ALCHEMY:
         actions.apply_alchemy(r, a)
     elif ph == Phase.PRAYER:
@@ -169,7 +173,7 @@ def apply_decision(r, t, P, ph, a):
 
 @jit
 def _has_forced_part(ph):
-    return (ph == Phase.PAY or ph == Phase.LEPRECHAUN_DISCARD or ph == Phase.RESEARCH_FLIP
+    return (ph == Phase.PAY or ph == Phase.LEPRECHAUN_DISCARD
             or ph == Phase.NIGHTMARE_HAND or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_HAND
             or ph == Phase.SHORTAGE_MANA)
 
@@ -182,7 +186,7 @@ def advance(r, t, P, max_turns):
         ph = r.phase
         if ph == Phase.GAME_OVER:
             return OK
-        if ph > Phase.GAME_OVER:
+        if _IS_INTERNAL[ph]:
             run_internal(r, t, P, max_turns, ph)
             continue
         if _has_forced_part(ph):

@@ -92,7 +92,7 @@ def apply_main(r, t, action):
 
 
 @jit
-def run_summon_done(r, t):
+def run_summon_done(r, t, P):
     """The paid spirit enters play; its "when summoned" ability works at once (R5.3)."""
     p = r.active_player
     k = r.summon_kind
@@ -108,7 +108,7 @@ def run_summon_done(r, t):
     if t.special[abilities.SPECIAL_SPHINX, k] > 0:
         abilities.sphinx_on_summon(r, t, p, k)
     if t.special[abilities.SPECIAL_NIGHTMARE, k] > 0:
-        abilities.nightmare_on_summon(r)
+        abilities.nightmare_on_summon(r, P)
     else:
         request_draws(r, Phase.PHASE3, 0, 0, 0, 0, 0)
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import (
-    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, MANA_0, NO, PEGASUS_FAITH, PEND_HAND, PEND_MANA,
-    SPHINX_TO_HAND, STONE, YES,
+    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT, NO,
+    PEGASUS_FAITH, PEND_HAND, PEND_MANA, SPHINX_TO_HAND, STONE, YES,
 )
 from ..phases import PH
 from ..state import STAT_ICONS, STAT_SPECIAL, State, ksum
 from .choice import discard_many_from_hand, discard_from_hand, forced_units, ordered_choice_mask
-from .discards import start_discard_round
+from .discards import over_limit, start_discard_round
 from .draws import request_draws
 from .zones import empty_mask, give_up_mana
 
@@ -101,8 +101,20 @@ def apply_asmodai(state: State, g: np.ndarray, action: np.ndarray) -> None:
 
 
 def nightmare_on_summon(state: State, g: np.ndarray) -> None:
-    """Every player, the summoner first, discards down to 6 cards, then to 7 mana; then Phase III."""
-    start_discard_round(state, g, shortage=False, then=PH.PHASE3)
+    """When summoned: if the ability would make some player discard, its summoner decides whether
+    it takes effect, all of it or none (Phase.NIGHTMARE; R10.1). Otherwise it changes nothing and
+    nobody is asked: Phase III follows."""
+    ask = over_limit(state, g, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT)
+    state.phase[g[ask]] = PH.NIGHTMARE
+    state.phase[g[~ask]] = PH.PHASE3
+
+
+def apply_nightmare(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """YES: every player, the summoner first, discards down to 6 cards, then to 7 mana; then
+    Phase III. NO: Phase III at once."""
+    use = action == YES
+    start_discard_round(state, g[use], shortage=False, then=PH.PHASE3)
+    state.phase[g[~use]] = PH.PHASE3
 
 
 def sphinx_on_summon(state: State, g: np.ndarray, p: np.ndarray, kind: np.ndarray) -> None:

@@ -21,9 +21,9 @@ from ..phases import PH
 from ..state import STAT_ICONS, State, ksum, stat_bonus
 from . import abilities
 from .chips import gain_faith
-from .choice import discard_from_hand, forced_units, last_unit, ordered_choice_mask
+from .choice import discard_from_hand, ordered_choice_mask
 from .draws import request_draws
-from .zones import colour_counts, empty_mask, take_mana, take_mana_colours
+from .zones import colour_counts, empty_mask, take_mana
 
 
 def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field: int) -> np.ndarray:
@@ -108,25 +108,43 @@ def apply_conquest_target(state: State, g: np.ndarray, action: np.ndarray) -> No
 
 
 def research(state: State, g: np.ndarray, p: np.ndarray) -> None:
-    """Score 1 VP per stone first, then turn face-up mana into stones (1, +1 per Homunculus)."""
+    """Score 1 VP per stone first, then turn a face-up mana into a stone (R6.2); each Homunculus
+    then offers one more flip, which the player may decline (R10.1)."""
     state.vp[g, p] += ksum(state.stones[g, p])
+    # the flips left: Research's own, then one optional flip per Homunculus (the observation's count)
     state.choice_left[g] = 1 + action_bonus(state, g, p, RESEARCH, BONUS_FLIPS)
     state.choice_floor[g] = MANA_0
     has_mana = ksum(state.mana[g, p]) > 0
-    state.phase[g[has_mana]] = PH.RESEARCH_FLIP  # the engine then makes the forced flips (flip_forced)
+    state.phase[g[has_mana]] = PH.RESEARCH_FLIP
     finish_action(state, g[~has_mana])
 
 
-def research_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
+def flip_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: the face-up mana colours that may be flipped next.
+    The flips are a multiset chosen in ascending order (choice.py), so a colour below the last
+    one flipped is closed; each flip stands alone (the later ones are optional), so any open
+    colour with mana will do."""
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p])
     mask = empty_mask(g.size)
-    needed = np.minimum(state.choice_left[g], mana.sum(1))
-    mask[:, MANA_0 : MANA_0 + NUM_COLOURS] = ordered_choice_mask(mana, state.choice_floor[g] - MANA_0, needed)
+    mask[:, MANA_0 : MANA_0 + NUM_COLOURS] = ordered_choice_mask(mana, state.choice_floor[g] - MANA_0,
+                                                                 np.ones(g.size, dtype=np.int64))
+    return mask
+
+
+def homunculus_flip_mask(state: State, g: np.ndarray) -> np.ndarray:
+    """Phase.HOMUNCULUS_FLIP: one more flip, or NO to stop (R10.1: each Homunculus may be declined)."""
+    mask = flip_mask(state, g)
+    mask[:, NO] = True
     return mask
 
 
 def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None:
+    """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: flip the chosen colour (NO, at a Homunculus flip:
+    stop). Another Homunculus flip follows while flips are left and face-up mana remains."""
+    stop = action == NO
+    finish_action(state, g[stop])
+    g, action = g[~stop], action[~stop]
     p = state.active_player[g]
     k = take_mana(state, g, p, action - MANA_0)
     state.stones[g, p, k] += 1
@@ -134,23 +152,7 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
     state.choice_left[g] -= 1
     done = (state.choice_left[g] == 0) | (ksum(state.mana[g, p]) == 0)
     finish_action(state, g[done])
-
-
-def flip_forced(state: State, g: np.ndarray) -> None:
-    """Phase.RESEARCH_FLIP, on arrival: make the forced part of the remaining flips at once
-    (see choice.forced_units)."""
-    p = state.active_player[g]
-    mana = colour_counts(state, state.mana[g, p]).astype(np.int64)
-    take = forced_units(mana, state.choice_floor[g] - MANA_0, np.minimum(state.choice_left[g], mana.sum(1)))
-    hit = take.any(1)
-    if not hit.any():
-        return
-    f, t, pf = g[hit], take[hit], p[hit]
-    state.stones[f, pf] += take_mana_colours(state, f, pf, t).astype(state.stones.dtype)
-    state.choice_floor[f] = MANA_0 + last_unit(t)
-    state.choice_left[f] -= t.sum(1)
-    done = (state.choice_left[f] == 0) | (ksum(state.mana[f, pf]) == 0)
-    finish_action(state, f[done])
+    state.phase[g[~done]] = PH.HOMUNCULUS_FLIP
 
 
 # ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------
