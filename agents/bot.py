@@ -11,7 +11,15 @@ version and the player count it was trained for. ``python -m agents.export MODEL
 writes one from a saved model (that needs the ``train`` extra); playing needs only numpy.
 
 The shipped bot lives in ``agents/data/bot_{2,3,4}p.npz``: ``make_agent("bot")`` loads all of them
-and plays each observation with the network of its game's player count.
+and plays each observation with the network of its game's player count. The previous shipped
+bot, trained on observation version 2, is ``make_agent("bot-v2")`` (``agents/data/bot_v2_{2,3,4}p.npz``).
+
+**Bots of an older observation version keep playing.** A bot file records the observation
+version it was trained on. One of an older version (``core.obs_layout.OLDER_VERSIONS``) reads
+each observation rewritten in its own layout (``obs_layout.to_version``), and a question it
+never saw gets the answer the game gave before the question existed (``OLD_VERSION_ANSWERS``):
+it takes the effect. At a Homunculus flip it chooses among the mana as at a Research flip and
+never declines (NO is not offered to it); at Nightmare's question it says YES.
 """
 
 from __future__ import annotations
@@ -23,16 +31,27 @@ import numpy as np
 
 from aos_env import core
 from aos_env.checks import ArgumentError, check_bool, check_file
-from aos_env.core.obs_layout import G
+from aos_env.core.obs_layout import G, OLDER_VERSIONS, obs_dim_of_version, to_version
 
 from .base import BaseAgent
 
 DATA = Path(__file__).resolve().parent / "data"
 SHIPPED = {p: DATA / f"bot_{p}p.npz" for p in (2, 3, 4)}
+#: The previous shipped bot (observation version 2), kept as a rated opponent: ``make_agent("bot-v2")``.
+SHIPPED_V2 = {p: DATA / f"bot_v2_{p}p.npz" for p in (2, 3, 4)}
 FORMAT = "aos-bot"
 FORMAT_VERSION = 1
 _ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 _NUM_PLAYERS = G["num_players"]  # one-hot: 2, 3, 4 players
+_PHASE = G["phase"]
+#: A bot of an older observation version at a decision it never saw: (the phase, its answer, or
+#: None where it chooses as before among the legal actions less the ones listed). The answer is
+#: what the game did before the decision existed: take the effect.
+OLD_VERSION_ANSWERS: dict[core.Phase, tuple[int | None, tuple[int, ...]]] = {
+    core.Phase.NIGHTMARE: (core.YES, ()),
+    core.Phase.HOMUNCULUS_FLIP: (None, (core.NO,)),
+}
+_OBS_PHASE_POS = {p: core.OBS_PHASES.index(p) for p in OLD_VERSION_ANSWERS}
 
 
 class MLP:
@@ -68,18 +87,57 @@ class BotNet:
             raise ArgumentError(f"bot {str(path)!r} is not a bot file (python -m agents.export writes one): {e}") from None
         if meta.get("format") != FORMAT or meta.get("format_version") != FORMAT_VERSION:
             raise ArgumentError(f"bot {str(path)!r}: not a {FORMAT} file of version {FORMAT_VERSION}")
-        if meta.get("obs_version") != core.OBS_VERSION or meta.get("obs_dim") != core.OBS_DIM:
+        version = meta.get("obs_version")
+        readable = (core.OBS_VERSION, *OLDER_VERSIONS)
+        if version not in readable or meta.get("obs_dim") != obs_dim_of_version(version):
             raise ArgumentError(
-                f"bot {str(path)!r} reads observations of version {meta.get('obs_version')} "
-                f"({meta.get('obs_dim')} numbers); this aos_env has version {core.OBS_VERSION} ({core.OBS_DIM}): "
-                "train or export it again")
+                f"bot {str(path)!r} reads observations of version {version} ({meta.get('obs_dim')} numbers); "
+                f"this aos_env plays bots of versions {', '.join(map(str, readable))} "
+                f"({', '.join(str(obs_dim_of_version(v)) for v in readable)} numbers): train or export it again")
         self.path, self.meta = p, meta
+        self.obs_version = int(version)
         self.num_players = int(meta["num_players"])
         self.policy = MLP(*_layers(data, "pi"), meta["activation"])
         self.value = MLP(*_layers(data, "vf"), meta["activation"]) if "vf_w0" in data else None
         if self.policy.weights[-1].shape[1] != core.NUM_ACTIONS:
             raise ArgumentError(f"bot {str(path)!r} chooses among {self.policy.weights[-1].shape[1]} actions, "
                                 f"this env has {core.NUM_ACTIONS}")
+
+    def inputs(self, obs: np.ndarray) -> np.ndarray:
+        """Observations (n, OBS_DIM) in the layout this network reads."""
+        return to_version(obs, self.obs_version)
+
+    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(n, 44) masked logits: -inf where an action is illegal. A network of an older
+        observation version gets ``OLD_VERSION_ANSWERS`` at the decisions it never saw."""
+        if self.obs_version == core.OBS_VERSION:
+            return np.where(mask, self.policy(obs), -np.inf).astype(np.float32)
+        mask = np.array(mask, dtype=bool)
+        answered = np.zeros(mask.shape[0], dtype=bool)
+        for phase, (answer, hidden) in OLD_VERSION_ANSWERS.items():
+            rows = obs[:, _PHASE.start + _OBS_PHASE_POS[phase]] > 0.5
+            if not rows.any():
+                continue
+            if answer is not None:
+                mask[rows] = False
+                mask[rows, answer] = True
+                answered |= rows
+            else:
+                keep = mask[rows]
+                keep[:, list(hidden)] = False
+                mask[rows] = np.where(keep.any(1, keepdims=True), keep, mask[rows])
+        out = np.full(mask.shape, -np.inf, dtype=np.float32)
+        asked = np.flatnonzero(~answered)
+        if asked.size:
+            out[asked] = np.where(mask[asked], self.policy(self.inputs(obs[asked])), -np.inf)
+        out[answered] = np.where(mask[answered], 0.0, -np.inf)
+        return out
+
+    def values(self, obs: np.ndarray) -> np.ndarray:
+        """(n,) the value network's estimate of each position (the observer's return)."""
+        if self.value is None:
+            raise ArgumentError(f"bot {str(self.path)!r} has no value network")
+        return self.value(self.inputs(obs))[:, 0]
 
 
 def _layers(data, prefix: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -96,14 +154,15 @@ class BotAgent(BaseAgent):
 
     name = "bot"
 
-    def __init__(self, path=None, seed: int | None = 0, deterministic: bool = True) -> None:
+    def __init__(self, path=None, seed: int | None = 0, deterministic: bool = True, shipped: dict | None = None) -> None:
         super().__init__(seed)
         self.deterministic = check_bool("deterministic", deterministic)
         if path is None:
-            missing = [str(f) for f in SHIPPED.values() if not f.is_file()]
+            files = SHIPPED if shipped is None else shipped
+            missing = [str(f) for f in files.values() if not f.is_file()]
             if missing:
                 raise FileNotFoundError(f"the shipped bot files are missing: {', '.join(missing)}")
-            self.nets = {p: BotNet(f) for p, f in SHIPPED.items()}
+            self.nets = {p: BotNet(f) for p, f in files.items()}
         else:
             net = BotNet(path)
             self.nets = {net.num_players: net}
@@ -119,7 +178,7 @@ class BotAgent(BaseAgent):
                 raise ArgumentError(f"bot {self.name!r} plays {', '.join(map(str, sorted(self.nets)))}-player games, "
                                     f"got a {p}-player observation")
             rows = np.flatnonzero(players == p)
-            out[rows] = np.where(mask[rows], net.policy(obs[rows]), -np.inf)
+            out[rows] = net.logits(obs[rows], mask[rows])
         return out
 
     def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -138,7 +197,7 @@ class BotAgent(BaseAgent):
             if net is None or net.value is None:
                 raise ArgumentError(f"bot {self.name!r} has no value network for {p}-player games")
             rows = np.flatnonzero(players == p)
-            out[rows] = net.value(obs[rows])[:, 0]
+            out[rows] = net.values(obs[rows])
         return out
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:

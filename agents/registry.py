@@ -2,7 +2,8 @@
 
 A spec is a name with optional ``key=value`` options after a colon, comma
 separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random``.
-``bot`` is the shipped trained bot (BotAgent, numpy only); ``search`` is Monte-Carlo
+``bot`` is the shipped trained bot (BotAgent, numpy only), ``bot-v2`` the one shipped before it
+(observation version 2, played through the version adapter of ``agents.bot``); ``search`` is Monte-Carlo
 search on top of it (``SEARCH_DEFAULTS``: only the actions the bot gives a real chance are
 searched, the bot plays the rollouts, its value network values where they stop, and its
 log-probabilities break near-ties; 30 ms per decision on average on this project's 2-core
@@ -24,16 +25,16 @@ from typing import Any, Callable
 from aos_env.checks import ArgumentError, did_you_mean, parse_int_text
 
 from .base import BaseAgent
-from .bot import BotAgent
+from .bot import SHIPPED_V2, BotAgent
 from .greedy import GreedyAgent
 from .mc import MonteCarloAgent
 from .policy import PolicyAgent
 from .random_agent import RandomAgent
 
-NAMES = ("random", "greedy", "mc", "bot", "search")
+NAMES = ("random", "greedy", "mc", "bot", "bot-v2", "search")
 #: Agent specs in a sentence, for command-line help (train.py, agents.evaluate, aos_env.play).
 SPEC_HELP = ("random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
-             "| bot (the shipped trained bot) | search (MC search guided by the bot; search:rollouts=32) "
+             "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
              "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "
              "from it) | path/to/bot.npz (a bot file written by python -m agents.export)")
 MODEL_SUFFIX = ".zip"
@@ -83,6 +84,7 @@ OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
     "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
            "prior_weight": _optional_float},
     "bot": {"deterministic": _bool},
+    "bot-v2": {"deterministic": _bool},
     "search": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
                "prior_weight": _optional_float},
     "model": {"deterministic": _bool, "device": _text},
@@ -99,7 +101,15 @@ def _search(seed: int | None = 0, **options: Any) -> MonteCarloAgent:
     return MonteCarloAgent(seed=seed, **{**SEARCH_DEFAULTS, **options})
 
 
-_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "bot": BotAgent, "search": _search}
+def _bot_v2(seed: int | None = 0, **options: Any) -> BotAgent:
+    """The previous shipped bot (observation version 2), played through the version adapter."""
+    bot = BotAgent(seed=seed, shipped=SHIPPED_V2, **options)
+    bot.name = "bot-v2"
+    return bot
+
+
+_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "bot": BotAgent, "bot-v2": _bot_v2,
+          "search": _search}
 
 
 def _split(spec: str) -> tuple[str, str, str | None]:

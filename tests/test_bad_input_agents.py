@@ -164,7 +164,7 @@ def test_malformed_options(spec, fragment) -> None:
     lambda t: t.strip().lower() not in NAMES and ":" not in t and "/" not in t and t.strip()
     and not t.lower().endswith((".zip", ".npz"))))
 def test_unknown_agent_names_list_the_known_ones(name) -> None:
-    rejects(name, "unknown agent", "use one of random, greedy, mc, bot, search, a path to a model .zip or to a bot "
+    rejects(name, "unknown agent", "use one of random, greedy, mc, bot, bot-v2, search, a path to a model .zip or to a bot "
             "file .npz")
 
 

@@ -174,3 +174,129 @@ def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it(
     for bad in (-1, float("nan"), "x", True):
         with pytest.raises(ValueError, match="prior_weight"):
             MonteCarloAgent(prior_weight=bad)
+
+
+# ---- bots of an older observation version (the adapter) -----------------------------------------
+
+from agents.bot import OLD_VERSION_ANSWERS, SHIPPED_V2  # noqa: E402
+from aos_env.core.obs_layout import G, obs_dim_of_version, to_version  # noqa: E402
+from aos_env.core.phases import OBS_PHASES, Phase  # noqa: E402
+
+
+def _phase_rows(obs: np.ndarray, phase: Phase) -> np.ndarray:
+    return obs[:, G["phase"].start + OBS_PHASES.index(phase)] > 0.5
+
+
+def test_to_version_2_drops_the_new_decisions_and_shows_a_homunculus_flip_as_research() -> None:
+    obs = np.concatenate([o for o, _ in _positions(players=2, games=64, steps=40)])
+    old = to_version(obs, 2)
+    assert old.shape == (obs.shape[0], obs_dim_of_version(2)) == (obs.shape[0], 601)
+    start, n2 = G["phase"].start, 23  # version 2's phase one-hot: COMMAND .. GAME_OVER
+    np.testing.assert_array_equal(old[:, :start], obs[:, :start])
+    np.testing.assert_array_equal(old[:, start + n2:], obs[:, G["phase"].stop:])
+    research = OBS_PHASES.index(Phase.RESEARCH_FLIP)
+    want = obs[:, start:start + n2].copy()
+    want[:, research] += obs[:, start + OBS_PHASES.index(Phase.HOMUNCULUS_FLIP)]
+    np.testing.assert_array_equal(old[:, start:start + n2], want)
+    assert (old[:, start:start + n2].sum(1) <= 1).all(), "still a one-hot (zero at Nightmare's question)"
+    np.testing.assert_array_equal(to_version(obs, core.OBS_VERSION), obs)
+    with pytest.raises(ValueError, match="version must be one of"):
+        to_version(obs, 1)
+
+
+def _play_v2_bot(players: int, games: int, steps: int, seed: int):
+    """bot-v2 in every seat of ``games`` games: yields (obs, mask, actions) of each step."""
+    bot = make_agent("bot-v2", seed=seed)
+    state = core.init(games, players, seed=seed, max_turns=200)
+    for _ in range(steps):
+        obs, mask = core.observe(state, state.current_player), state.legal_action_mask.copy()
+        actions = bot.act(obs, mask)
+        yield obs, mask, actions
+        core.step(state, actions)
+        over = state.terminated | state.truncated
+        if over.all():
+            break
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_version_2_bot_plays_whole_games_legally_and_takes_the_new_effects(players: int) -> None:
+    """The previous shipped bot (observation version 2) through the adapter: every action legal
+    over whole games; at Nightmare's question it says YES, at a Homunculus flip never NO."""
+    seen = {Phase.NIGHTMARE: 0, Phase.HOMUNCULUS_FLIP: 0}
+    finished = 0
+    for obs, mask, actions in _play_v2_bot(players, games=96, steps=3000, seed=players):
+        live = mask.any(1)
+        assert mask[np.flatnonzero(live), actions[live]].all(), "only legal actions"
+        finished += int((~live).sum())
+        for phase in seen:
+            rows = _phase_rows(obs, phase) & live
+            seen[phase] += int(rows.sum())
+            answer, hidden = OLD_VERSION_ANSWERS[phase]
+            if answer is not None:
+                assert (actions[rows] == answer).all()
+            for a in hidden:
+                others = mask[rows].sum(1) > 1
+                assert (actions[rows][others] != a).all()
+    assert finished, "games ran to their end"
+    assert seen[Phase.NIGHTMARE] + seen[Phase.HOMUNCULUS_FLIP], seen
+
+
+def test_a_version_2_bot_at_the_new_decisions() -> None:
+    """The two positions, built: the version-2 bot flips at a Homunculus flip (never NO) and says
+    YES to Nightmare's question."""
+    from helpers import play, position
+
+    s = position(2, players=[
+        {"hand": ["Fairy", "Angel"], "head": "Fairy", "mana": ["Unicorn"], "stones": ["Imp", "Imp"],
+         "spirits": ["Homunculus"] * 2},
+        {"hand": ["Golem", "Seraph"], "head": "Golem"},
+    ], deck=["Pegasus"] * 2)
+    s = play(s, "Fairy", "ACT", "MANA_GREEN")
+    assert core.Phase(int(s.phase[0])) == Phase.HOMUNCULUS_FLIP and s.legal_action_mask[0, core.NO]
+    bot = make_agent("bot-v2")
+    a = bot.act(core.observe(s, s.current_player), s.legal_action_mask)
+    assert core.MANA_BLACK <= int(a[0]) <= core.MANA_BLUE and s.legal_action_mask[0, a[0]]
+    s = position(2, players=[
+        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+        {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
+    ], deck=["Titania"] * 2)
+    s = play(s, "Belial", "Nightmare")
+    assert core.Phase(int(s.phase[0])) == Phase.NIGHTMARE
+    assert int(bot.act(core.observe(s, s.current_player), s.legal_action_mask)[0]) == core.YES
+    assert np.isfinite(bot.log_probs(core.observe(s, s.current_player), s.legal_action_mask)[0, core.YES])
+
+
+def test_the_previous_bot_files_are_version_2_and_still_load() -> None:
+    for p, f in SHIPPED_V2.items():
+        meta = json.loads(str(np.load(f)["meta"]))
+        assert (meta["num_players"], meta["obs_version"], meta["obs_dim"]) == (p, 2, 601)
+    bot = make_agent("bot-v2")
+    assert {p: n.obs_version for p, n in bot.nets.items()} == {2: 2, 3: 2, 4: 2}
+
+
+@pytest.mark.one_backend
+def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
+    """train.py --init: a policy started from a version-2 bot file picks the bot's actions wherever
+    the bot chooses for itself (everywhere but Nightmare's question, which it answers by its own
+    untrained logits, and the Homunculus flip's NO)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.export import warm_start
+    from aos_env.sb3 import LearnerVecEnv
+
+    env = LearnerVecEnv(num_envs=4, num_players=2, opponents="random", seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [256, 256]}, seed=0,
+                        device="cpu")
+    meta = warm_start(model.policy, SHIPPED_V2[2])
+    assert meta["obs_version"] == 2
+    bot = make_agent("bot-v2")
+    policy = PolicyAgent.snapshot(model, deterministic=True)
+    compared = 0
+    for obs, mask in _positions(players=2, games=64, steps=40):
+        rows = mask.any(1) & ~_phase_rows(obs, Phase.NIGHTMARE) & ~_phase_rows(obs, Phase.HOMUNCULUS_FLIP)
+        np.testing.assert_array_equal(policy.act(obs, mask)[rows], bot.act(obs, mask)[rows])
+        compared += int(rows.sum())
+    assert compared > 1000
+    small = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [32]}, device="cpu")
+    with pytest.raises(ValueError, match="--net-arch"):
+        warm_start(small.policy, SHIPPED_V2[2])
