@@ -58,6 +58,49 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     return out
 
 
+def _linears(policy) -> dict[str, list]:
+    """The Linear layers of a MaskablePPO policy's two networks, input first: {"pi": [...], "vf": [...]}."""
+    import torch.nn as nn
+
+    return {prefix: [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
+            for prefix, body, head in (("pi", policy.mlp_extractor.policy_net, policy.action_net),
+                                       ("vf", policy.mlp_extractor.value_net, policy.value_net))}
+
+
+def warm_start(policy, bot) -> dict:
+    """Copy the networks of a bot file into a MaskablePPO ``policy`` of the same shape (train.py's
+    ``--init``): the policy then plays as the bot did. A bot of an older observation version is
+    widened to this one: each input it read keeps its weights (``obs_layout.to_version`` is a 0/1
+    matrix from the new entries to the old), so a new decision shown to it as an old one (a
+    Homunculus flip as a Research flip) starts with that one's weights and an entry it has no
+    counterpart for (Nightmare's question) starts at zero. Returns the bot's meta."""
+    import torch
+
+    from aos_env.core.obs_layout import to_version
+
+    from .bot import BotNet
+
+    net = BotNet(bot)
+    if net.value is None:
+        raise ArgumentError(f"init: bot {str(bot)!r} has no value network to start from")
+    layers = _linears(policy)
+    widen = to_version(np.eye(core.OBS_DIM, dtype=np.float32), net.obs_version)  # (OBS_DIM, the bot's dim)
+    act = {type(m).__name__.lower() for m in policy.mlp_extractor.modules()} & set(_ACTIVATIONS)
+    if act != {net.meta["activation"]}:
+        raise ArgumentError(f"init: bot {str(bot)!r} uses {net.meta['activation']}, the model {', '.join(act) or '?'}")
+    for prefix, mlp in (("pi", net.policy), ("vf", net.value)):
+        weights = [widen @ mlp.weights[0]] + mlp.weights[1:]
+        want = [tuple(lin.weight.shape[::-1]) for lin in layers[prefix]]
+        if [w.shape for w in weights] != want:
+            raise ArgumentError(f"init: bot {str(bot)!r} has layers {[w.shape for w in mlp.weights]}, the model "
+                                f"{want}: give --net-arch the bot's hidden sizes")
+        with torch.no_grad():
+            for lin, w, b in zip(layers[prefix], weights, mlp.biases):
+                lin.weight.copy_(torch.as_tensor(np.ascontiguousarray(w.T)))
+                lin.bias.copy_(torch.as_tensor(b))
+    return net.meta
+
+
 def run_info(model: Path) -> dict:
     """What train.py recorded about the run that saved ``model``: its options, steps and final
     evaluation (from the run's ``summary.json``). For a checkpoint (``<run>/checkpoints/model_<steps>.zip``)

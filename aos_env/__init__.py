@@ -3,8 +3,8 @@
 - ``aos_env.core``: the batched rules engine (pgx-style ``init``/``step``/``observe``), compiled
   with numba, with a numpy reference that plays the same games.
 - ``aos_env.env(...)`` / ``aos_env.raw_env(...)``: the PettingZoo AEC environment
-  (``aos_env.aec_env``; ``aos_env.age_of_summoners_v0`` is its versioned module).
-- ``gymnasium.make("aos_env/AgeOfSummoners-v0", opponents="greedy")`` / ``gymnasium.make_vec(...)``:
+  (``aos_env.aec_env``; ``aos_env.age_of_summoners_v1`` is its versioned module).
+- ``gymnasium.make("aos_env/AgeOfSummoners-v1", opponents="greedy")`` / ``gymnasium.make_vec(...)``:
   one learner seat against opponents (``aos_env.gym_env``; registered by ``import aos_env``).
 - ``aos_env.openspiel``: the game for OpenSpiel (importing it registers it; needs open_spiel).
 - ``aos_env.cards``: the card data; ``aos_env.positions``: set up positions by hand.
@@ -16,7 +16,7 @@ import gymnasium as _gymnasium
 from .names import ENV_NAME, GYM_ENV_ID
 from .svg import render_svg  # also makes core.State show itself as this picture in Jupyter
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 if GYM_ENV_ID not in _gymnasium.registry:  # a second import (importlib.reload) must not register it twice
     _gymnasium.register(
         id=GYM_ENV_ID,

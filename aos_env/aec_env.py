@@ -12,7 +12,7 @@
 |---|---|
 | agents | ``player_0`` ... ``player_{P-1}``, P = 2, 3 or 4 |
 | actions | ``Discrete(44)`` (docs/api.md "Actions") |
-| observations | ``{"observation": Box(0, bound, (601,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
+| observations | ``{"observation": Box(0, bound, (603,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
 | state | ``state()``: ``Box(0, inf, (STATE_DIM,), float32)``, hidden information included |
 | rewards | at the end: the winner +1, the others -1/(P-1); a truncated game 0 for all |
 | infos | numbers only, the same keys at every step (``INFO_KEYS``) |
@@ -30,7 +30,9 @@ illegal action and leaves the game as it was.
 
 Version history: v0 (aos-env 0.1): first release; aos-env 0.2: numeric infos, ``state()``, the
 observation gains ``is_first`` per seat (``core.OBS_VERSION`` 2), the engine state is
-``engine_state`` (was the ``state`` attribute, which hid PettingZoo's ``state()``).
+``engine_state`` (was the ``state`` attribute, which hid PettingZoo's ``state()``); v1
+(aos-env 0.3): Nightmare and Homunculus are optional (R10.1), two new decisions, observation
+version 3 (603 entries).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from .spaces import mask_box, observation_box, state_box
 if TYPE_CHECKING:
     from .replay import Replay
 
-from .names import ENV_NAME  # "age_of_summoners_v0", the name PettingZoo shows
+from .names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo shows
 #: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")

@@ -3,8 +3,8 @@
 
 ``import aos_env`` registers both under one id::
 
-    env = gymnasium.make("aos_env/AgeOfSummoners-v0", num_players=3, opponents="greedy")
-    envs = gymnasium.make_vec("aos_env/AgeOfSummoners-v0", num_envs=1024, opponents="greedy@0.5 random@0.5")
+    env = gymnasium.make("aos_env/AgeOfSummoners-v1", num_players=3, opponents="greedy")
+    envs = gymnasium.make_vec("aos_env/AgeOfSummoners-v1", num_envs=1024, opponents="greedy@0.5 random@0.5")
 
 The vector env is one ``core.State`` of ``num_envs`` games (no per-game env objects);
 ``vectorization_mode="sync"`` would build ``num_envs`` single envs instead, which is far slower.
@@ -59,7 +59,7 @@ from .spaces import observation_box
 from .learner_env import Ended, LearnerEnv, OpponentPool
 from .render import render_text
 
-ENV_ID = "aos_env/AgeOfSummoners-v0"  # registered by aos_env/__init__.py
+ENV_ID = "aos_env/AgeOfSummoners-v1"  # registered by aos_env/__init__.py
 #: The observation key of the Dict observation (RLlib's action-masking examples read these two keys).
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"

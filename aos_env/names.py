@@ -2,6 +2,6 @@
 them without loading the package's ``__init__``)."""
 
 #: The PettingZoo env's name (``env.metadata["name"]``), as its versioned module is called.
-ENV_NAME = "age_of_summoners_v0"
+ENV_NAME = "age_of_summoners_v1"
 #: The Gymnasium id that ``import aos_env`` registers.
-GYM_ENV_ID = "aos_env/AgeOfSummoners-v0"
+GYM_ENV_ID = "aos_env/AgeOfSummoners-v1"

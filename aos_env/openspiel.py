@@ -30,7 +30,7 @@ this), while the history of actions alone does not fix the cards, which is
 what SAMPLED_STOCHASTIC tells algorithms. ``resample_from_infostate`` gives
 searches (IS-MCTS) worlds with re-dealt hidden cards *and* a fresh stream.
 
-**Observations.** The observation tensor is ``core.observe`` (``core.OBS_DIM`` = 601 floats,
+**Observations.** The observation tensor is ``core.observe`` (``core.OBS_DIM`` = 603 floats,
 player-relative, what R9 lets the player know now; docs/observation.md).
 The information-state tensor is that observation followed by a summary of
 the player's own past decisions: how often they chose each action id in each

@@ -25,7 +25,7 @@ def test_pettingzoo_seed(players: int) -> None:
 
 def test_metadata_and_spaces() -> None:
     env = aos_env.env(num_players=3)
-    assert env.metadata["name"] == "age_of_summoners_v0"
+    assert env.metadata["name"] == "age_of_summoners_v1"
     env.reset(seed=1)
     assert env.possible_agents == ["player_0", "player_1", "player_2"]
     assert env.action_space("player_0").n == 44

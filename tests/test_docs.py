@@ -12,7 +12,7 @@
     the repo root, or (a bare name) in ``docs/``;
   * repo paths that start with one of the repo's top-level folders (``aos_env/core/state.py``,
     ``docs/``, ``tests/helpers.py``), from the repo root, when they name a file (an extension) or
-    a folder (a trailing ``/``): ``aos_env/AgeOfSummoners-v0`` is a Gymnasium id;
+    a folder (a trailing ``/``): ``aos_env/AgeOfSummoners-v1`` is a Gymnasium id;
   * bare Python file names (``turn.py``): some file of the repo has that name;
   * in markdown, dotted names of the project's modules (``aos_env.learner_env.OpponentPool``,
     ``python -m agents.evaluate``, and ``core.X`` for ``aos_env.core.X``): the module exists and
@@ -409,7 +409,7 @@ def resolve_path(m: Mention, file: str) -> bool:
         return any(PurePosixPath(f).name == target for f in tracked_files())
     if m.rule == "repo path":
         if not (PurePosixPath(target).suffix or target.endswith("/")):
-            return True  # neither a file nor a folder (a Gymnasium id such as aos_env/AgeOfSummoners-v0)
+            return True  # neither a file nor a folder (a Gymnasium id such as aos_env/AgeOfSummoners-v1)
         candidates = [base] if target.startswith("../") else ["", base]
     elif m.rule == "link":
         candidates = [base]
@@ -543,7 +543,7 @@ def test_scanner_finds_broken_references() -> None:
 @pytest.mark.parametrize("text", [
     "[PettingZoo](https://pettingzoo.farama.org/docs/missing.md) and https://github.com/x/y/blob/main/docs/x.md",
     "# A page\n\n[top](#a-page), `runs/<name>/model.zip`, `runs/default/model.zip`, `agents/data/bot_{p}p.npz`",
-    "written to `benchmarks/results/results.json`; `replays/game_00000.json`; `aos_env/AgeOfSummoners-v0`",
+    "written to `benchmarks/results/results.json`; `replays/game_00000.json`; `aos_env/AgeOfSummoners-v1`",
     "```python\nx = a[0](seed=3)\n```\nand `f[k](seed=4)`",
     "`train.py`, `tests/helpers.py`, [the README](../README.md), README.md, `aos_env.__file__`",
 ])

@@ -18,7 +18,7 @@ from aos_env import core
 from aos_env.checks import ArgumentError
 from aos_env.gym_env import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv
 
-ID = "aos_env/AgeOfSummoners-v0"
+ID = "aos_env/AgeOfSummoners-v1"
 RESULT_KEYS = {"outcome", "length", "win", "score", "margin", "seat", "opponents", "illegal_action"}
 
 
