@@ -595,10 +595,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def html_output_problem(out: Path, source: Path, overwrite: bool) -> str | None:
+def html_output_problem(out: Path, inputs: Sequence[Path], overwrite: bool) -> str | None:
     """Why the page cannot be written to ``out`` (None if it can), checked before the game is replayed:
-    a folder, a device, the replay ``source`` itself, an existing file without ``overwrite``, or a
-    folder that cannot be written."""
+    a folder, a device, one of the files read (``inputs``: the replay, the card file), an existing
+    file (or link) without ``overwrite``, or a folder that cannot be written."""
     try:
         check_output_file("--html", out)
     except ArgumentError as e:
@@ -606,10 +606,12 @@ def html_output_problem(out: Path, source: Path, overwrite: bool) -> str | None:
     if out.exists():
         if not out.is_file():
             return f"{str(out)!r} is a device or another special file, not a file a page can be written to"
-        if source.exists() and os.path.samefile(out, source):
-            return f"{str(out)!r} is the replay file being read: writing the page there would destroy the replay"
-        if not overwrite:
-            return f"{str(out)!r} already exists: give --overwrite to replace it, or choose another name"
+        for source in inputs:
+            if source.exists() and os.path.samefile(out, source):
+                return (f"{str(out)!r} is a file being read ({source}): writing the page there would destroy it; "
+                        "choose another name")
+    if os.path.lexists(out) and not overwrite:
+        return f"{str(out)!r} already exists: give --overwrite to replace it, or choose another name"
     folder = out.parent
     if folder.is_dir():
         try:
@@ -636,7 +638,8 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     if args.card_file is not None and not args.card_file.is_file():
         parser.error(f"--card-file: {'not a file' if args.card_file.exists() else 'no such file'}: {args.card_file}")
     if args.html is not None:
-        problem = html_output_problem(args.html, args.file, args.overwrite)
+        inputs = [args.file] + ([args.card_file] if args.card_file is not None else [])
+        problem = html_output_problem(args.html, inputs, args.overwrite)
         if problem:
             parser.error(f"argument --html: {problem}")
     try:

@@ -340,7 +340,8 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
                 print(f"aos_env.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
                       file=sys.stderr, flush=True)
                 try:
-                    self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"internal error: {type(e).__name__}"})
+                    self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                               {"error": f"internal error: {type(e).__name__}: {str(e)[:300]}"})
                 except OSError:
                     self.close_connection = True
 
@@ -394,8 +395,8 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
         def _check_origin(self, port: int) -> None:
             origin = self._one_header("Origin")
             if origin is not None and origin.lower() not in {f"http://{h}" for h in allowed_hosts(port)}:
-                raise ApiError(HTTPStatus.FORBIDDEN, f"requests from another origin are refused (Origin {origin!r:.80}; "
-                               f"this page is http://127.0.0.1:{port})")
+                raise ApiError(HTTPStatus.FORBIDDEN, "requests from another origin are refused "
+                               f"(Origin {origin!r:.80}; this page is http://127.0.0.1:{port})")
 
         def _body(self, path: str, fields: tuple[str, ...]) -> dict:
             """The JSON object a POST carries, with only ``fields`` (all of them, for /api/act)."""

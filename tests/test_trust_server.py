@@ -19,7 +19,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import pytest
 
 import aos_env
 from aos_env import web
+from aos_env.cards import DEFAULT_CARD_FILE
 from aos_env.checks import MAX_SEED, ArgumentError
 from aos_env.play import main as play_main
 from aos_env.play import max_game_seed
@@ -197,7 +197,8 @@ def test_foreign_origin_gets_403_and_changes_nothing(srv: Server, origin: str) -
     origin = origin.format(port=srv.port)
     view = play_until_human(srv)
     before = srv.snapshot()
-    for path, data in (("/api/new", {}), ("/api/new", {"seed": 3}), ("/api/act", {"action": view["legal"][0]["action"]})):
+    move = {"action": view["legal"][0]["action"]}
+    for path, data in (("/api/new", {}), ("/api/new", {"seed": 3}), ("/api/act", move)):
         status, err = srv.post(path, data, headers={"Origin": origin})
         assert status == 403 and "another origin" in err["error"], err
     status, err = srv.get(headers={"Origin": origin})
@@ -291,7 +292,8 @@ def test_the_page_works_under_its_policy(srv: Server) -> None:
     assert len(hashes["style"]) == 1 and csp["style-src"] == hashes["style"]
     assert csp["connect-src"] == ["'self'"]
     assert not re.search(r"\son[a-z]+\s*=", page.split("<script>")[0]), "no inline event handlers in the markup"
-    assert " style=" not in page and " style=" not in srv.get()[1]["svg"], "no style attributes (the policy blocks them)"
+    svg = srv.get()[1]["svg"]
+    assert " style=" not in page and " style=" not in svg, "no style attributes (the policy blocks them)"
 
 
 # ---- malformed requests -------------------------------------------------------------------------
@@ -718,7 +720,7 @@ def test_html_refuses_the_replay_itself(tmp_path: Path, replay_data: dict, capsy
     path = write_replay(tmp_path, replay_data)
     text = path.read_text()
     res = run_replay(str(path), "--html", str(path))  # the case, as the command
-    assert res.returncode == 2 and "is the replay file being read" in res.stderr and "Traceback" not in res.stderr
+    assert res.returncode == 2 and "is a file being read" in res.stderr and "Traceback" not in res.stderr
     link = tmp_path / "link.json"
     link.symlink_to(path)
     hard = tmp_path / "hard.json"
@@ -726,8 +728,20 @@ def test_html_refuses_the_replay_itself(tmp_path: Path, replay_data: dict, capsy
     for out in (path, link, hard, tmp_path / "." / "r.json"):
         for extra in ([], ["--overwrite"]):
             code, err = cli(capsys, str(path), "--html", str(out), *extra)
-            assert code == 2 and "is the replay file being read" in err, err
-    assert path.read_text() == text
+            assert code == 2 and "is a file being read" in err, err
+    cards = tmp_path / "cards.toml"
+    cards.write_text(DEFAULT_CARD_FILE.read_text())
+    code, err = cli(capsys, str(path), "--card-file", str(cards), "--html", str(cards), "--overwrite")
+    assert code == 2 and "is a file being read" in err and "cards.toml" in err, err
+    assert path.read_text() == text and cards.read_text() == DEFAULT_CARD_FILE.read_text()
+
+
+def test_html_over_a_dangling_link_needs_overwrite(tmp_path: Path, replay_data: dict, capsys) -> None:
+    path = write_replay(tmp_path, replay_data)
+    link = tmp_path / "page.html"
+    link.symlink_to(tmp_path / "nowhere.html")
+    code, err = cli(capsys, str(path), "--html", str(link))
+    assert code == 2 and "already exists" in err and link.is_symlink()
 
 
 @pytest.mark.parametrize("out", ["{tmp}", "/dev/full", "/dev/null", "/proc/aos.html", "{file}/page.html"])
@@ -805,3 +819,22 @@ def test_terminal_play_on_a_full_disk_says_so(tmp_path: Path, monkeypatch) -> No
     monkeypatch.undo()
     assert code == 1 and "The replay could not be saved to" in out.getvalue() and "No space left" in out.getvalue()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failing_bot_is_a_json_500_and_changes_nothing(tmp_path: Path, capfd) -> None:
+    server = Server(tmp_path / "replays")
+    try:
+        def broken(agent, env):
+            raise ValueError("the bot's weights are NaN")
+
+        server.session.act_fn = broken
+        view = server.get()[1]
+        while view["your_turn"]:  # up to the bot's move
+            view = server.post("/api/act", {"action": view["legal"][0]["action"]})[1]
+        before = server.snapshot()
+        status, err = server.post("/api/bot")
+        assert status == 500 and "ValueError: the bot's weights are NaN" in err["error"]
+        assert server.snapshot() == before and server.get()[0] == 200
+        assert "Traceback" not in capfd.readouterr().err
+    finally:
+        server.stop()
