@@ -286,6 +286,7 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "aos-env"
+        sys_version = ""  # the Server header names no Python version
         timeout = REQUEST_TIMEOUT  # a silent client does not hold a thread for ever
         _unread = False  # True when the answer goes out before the whole request was read
 
