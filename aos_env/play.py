@@ -21,13 +21,14 @@ from typing import TextIO
 import numpy as np
 
 from . import core
-from .checks import MAX_SEED, float_arg, int_arg, seed_arg
+from .checks import MAX_SEED, ArgumentError, float_arg, int_arg, seed_arg
 from .aec_env import raw_env
 from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
-from .replay import new_replay_path
+from .replay import check_replay_folder, new_replay_path
 
 DEFAULT_REPLAYS = Path("replays")
 BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
+INTERRUPTED = 130  # exit status after Ctrl-C (the shell's 128 + SIGINT)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -76,12 +77,20 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
             make_agent(spec, seed=0)
         except (ValueError, TypeError, FileNotFoundError) as e:
             parser.error(f"argument --opponents: {e}")
-    if args.seed is not None and args.seed > MAX_SEED - BOT_SEED_STEP * P:
-        parser.error(f"argument --seed: must be at most {MAX_SEED - BOT_SEED_STEP * P} (the bots use seeds up to "
+    if args.seed is not None and args.seed > max_game_seed(P):
+        parser.error(f"argument --seed: must be at most {max_game_seed(P)} (the bots use seeds up to "
                      f"seed+{BOT_SEED_STEP * P}), got {args.seed}")
-    if not args.no_replays and args.replays.exists() and not args.replays.is_dir():
-        parser.error(f"argument --replays: {args.replays} exists and is not a folder")
+    if not args.no_replays:
+        try:  # before the game: a replay that cannot be saved is found now, not at the end of the game
+            check_replay_folder("--replays", args.replays)
+        except ArgumentError as e:
+            parser.error(f"argument --replays: {str(e).removeprefix('--replays ')}")
     return specs
+
+
+def max_game_seed(players: int) -> int:
+    """The largest seed of a game with ``players`` players: its bots play with seeds up to 17 * players above it."""
+    return MAX_SEED - BOT_SEED_STEP * players
 
 
 def bots_for(specs: list[str], players: int, seat: int):
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
         from .web import Session, make_server, serve
 
         session = Session(P, args.seat, bots_for(specs, P, args.seat), args.max_turns, replays, seed=args.seed,
-                          delay=args.delay)
+                          delay=args.delay, max_seed=max_game_seed(P))
         try:
             server = make_server(session, port=args.port)
         except OSError as e:
@@ -141,26 +150,31 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     me = agent_name(args.seat)
     print(f"Age of Summoners, seed {seed}. You are {me}; "
           + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items()) + ".", file=out)
-    for agent in env.agent_iter():
-        if env.terminations[agent] or env.truncations[agent]:
-            env.step(None)
-            continue
-        state = env.engine_state
-        p = env.agent_name_mapping[agent]
-        if agent == me:
-            print("\n" + render_text(state, 0, args.seat), file=out)
-            choice = ask(legal_actions_text(state, 0), inp, out)
-            if choice is None:
-                _save_replay(env, replays, seed, players, out)
-                print("Goodbye.", file=out)
-                return 1
-            print(f"You: {describe_action(state, 0, choice)}", file=out)
-            env.step(choice)
-        else:
-            spec, bot = bots[p]
-            action = act_on_env(bot, env)
-            print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
-            env.step(action)
+    try:
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            state = env.engine_state
+            p = env.agent_name_mapping[agent]
+            if agent == me:
+                print("\n" + render_text(state, 0, args.seat), file=out)
+                choice = ask(legal_actions_text(state, 0), inp, out)
+                if choice is None:
+                    _save_replay(env, replays, seed, players, out)
+                    print("Goodbye.", file=out)
+                    return 1
+                print(f"You: {describe_action(state, 0, choice)}", file=out)
+                env.step(choice)
+            else:
+                spec, bot = bots[p]
+                action = act_on_env(bot, env)
+                print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
+                env.step(action)
+    except KeyboardInterrupt:  # Ctrl-C: the game so far is kept, as when quitting with q
+        print("\nStopped.", file=out)
+        _save_replay(env, replays, seed, players, out)
+        return INTERRUPTED
     state = env.engine_state
     print("\n" + render_text(state, 0, args.seat), file=out)
     if state.truncated[0]:
@@ -168,15 +182,22 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     else:
         winner = int(np.argmax(state.rewards[0]))  # the winner alone gets +1 (R7.4 tie-break included)
         print("You win!" if winner == args.seat else f"{agent_name(winner)} wins.", file=out)
-    _save_replay(env, replays, seed, players, out)
-    return 0
+    return 0 if _save_replay(env, replays, seed, players, out) else 1
 
 
-def _save_replay(env: raw_env, folder: Path | None, seed: int, players: list[str], out: TextIO) -> None:
+def _save_replay(env: raw_env, folder: Path | None, seed: int, players: list[str], out: TextIO) -> bool:
+    """Save the game's replay in ``folder`` (if any); False if it could not be written (said on ``out``)."""
     if folder is None or not env.replay().actions:
-        return
-    path = env.save_replay(new_replay_path(folder, seed), players=players)
+        return True
+    path = new_replay_path(folder, seed)
+    try:
+        env.save_replay(path, players=players)
+    except (OSError, ArgumentError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        print(f"The replay could not be saved to {path} ({reason}).", file=out)
+        return False
     print(f"Replay saved to {path} (python -m aos_env.replay {path} --html game.html)", file=out)
+    return True
 
 
 if __name__ == "__main__":

@@ -17,9 +17,22 @@ position exactly. The card hash (of the tables the engine plays by) must match
 the card set loaded, and each recorded player must be the one the engine asks:
 otherwise :class:`ReplayError` says what differs.
 
+A replay is data, safe to load from anyone: every field is checked (type and
+range) before anything is played, and a file that does not fit is a
+:class:`ReplayError` naming the field. ``cards.file`` is only a note of the card
+file the game was recorded with: it is shown in messages but never opened, so a
+replay cannot make this module read a file of its choosing. A game on another
+card set is replayed with the file the user names (``card_file=...`` or
+``--card-file``), and its hash must match.
+
     python -m aos_env.replay game.json              # the game, action by action, in words
     python -m aos_env.replay game.json --step       # the table before each action; Enter steps on
     python -m aos_env.replay game.json --html g.html  # one self-contained page that steps through it
+
+The HTML page and replay files are written atomically (a temporary file renamed
+into place), so a full disk or a crash leaves an earlier file whole; ``--html``
+refuses an existing file unless ``--overwrite`` is given, and never writes over
+the replay it reads.
 
 Replays are written by the AEC env (``raw_env(record_replay=True)``, then
 ``env.unwrapped.save_replay(path)``), by ``python -m agents.evaluate --replays DIR``
@@ -29,10 +42,14 @@ and by ``python -m aos_env.play``.
 from __future__ import annotations
 
 import argparse
+import base64
 import datetime as _dt
 import hashlib
 import json
+import os
+import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence, TextIO
@@ -41,10 +58,23 @@ import numpy as np
 
 from . import core
 from .cards import CardSet, load_cards
+from .checks import MAX_SEED, ArgumentError, check_output_file, check_output_folder, int_arg, is_int
+from .core.api import MAX_MAX_TURNS
+from .files import write_text
 from .render import agent_name, describe_action, render_text
 
 FORMAT = "aos-replay"
 VERSION = 1
+
+#: The largest replay file read, in bytes: a long 4-player game is well under 1 MB, and a bigger
+#: file is not a replay (reading it whole would only fill the memory).
+MAX_REPLAY_BYTES = 64 * 2**20
+#: The players a game may have.
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+#: How a card hash is written: "sha256:" and 64 hex digits.
+_HASH_PREFIX, _HASH_DIGITS = "sha256:", 64
+#: The longest file name a message shows whole.
+_PATH_SHOWN = 300
 
 #: The CardSet tables a card hash covers: everything the engine plays by, and the names it shows.
 _HASHED_TEXT = ("ids", "names", "timings")
@@ -54,6 +84,38 @@ _HASHED_ARRAYS = ("colour", "copies", "cost", "cost_any", "icons", "points", "op
 
 class ReplayError(ValueError):
     """A replay file that is not valid, or that does not reproduce with the card set given."""
+
+
+def _short(value, limit: int = 80) -> str:
+    """A value as a message shows it: its repr, cut to ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _is_hash(text: str) -> bool:
+    digits = text[len(_HASH_PREFIX):]
+    return (text.startswith(_HASH_PREFIX) and len(digits) == _HASH_DIGITS
+            and all(c in "0123456789abcdef" for c in digits))
+
+
+def _result_problem(result, num_players: int) -> str | None:
+    """What is wrong with a replay's ``result`` field (None if nothing): an object whose known
+    keys have the types :func:`result_of` writes."""
+    if not isinstance(result, dict):
+        return f"field 'result' must be a JSON object or null, got {_short(result)}"
+    for key in ("finished", "terminated", "truncated"):
+        if key in result and not isinstance(result[key], bool):
+            return f"result.{key} must be true or false, got {_short(result[key])}"
+    scores = result.get("final_scores", [0] * num_players)
+    if not isinstance(scores, list) or len(scores) != num_players or not all(is_int(s) for s in scores):
+        return f"result.final_scores must list {num_players} ints (one per seat), got {_short(scores)}"
+    winner = result.get("winner")
+    if winner is not None and (not is_int(winner) or not 0 <= winner < num_players):
+        return f"result.winner must be null or a seat 0..{num_players - 1}, got {_short(winner)}"
+    turns = result.get("turns", 0)
+    if not is_int(turns) or turns < 0:
+        return f"result.turns must be an int >= 0, got {_short(turns)}"
+    return None
 
 
 def card_hash(cards: CardSet) -> str:
@@ -134,81 +196,110 @@ class Replay:
 
     @classmethod
     def from_dict(cls, data, source: str = "<replay>") -> "Replay":
-        """Check a parsed replay file and build the Replay (ReplayError names what is wrong)."""
+        """Check a parsed replay file and build the Replay (ReplayError names what is wrong).
+
+        Every field is checked, type and range, before the Replay is built; ``cards.file``
+        is kept as a note and never opened (see the module docstring)."""
 
         def fail(msg: str) -> ReplayError:
             return ReplayError(f"{source}: {msg}")
 
         if not isinstance(data, dict):
-            raise fail("not a replay: expected a JSON object")
+            raise fail(f"not a replay: expected a JSON object, got {_short(data)}")
         if data.get("format") != FORMAT:
-            raise fail(f"not a replay: field 'format' must be {FORMAT!r}, got {data.get('format')!r}")
-        if data.get("version") != VERSION:
-            raise fail(f"replay version {data.get('version')!r} is not supported "
-                       f"(this aos_env reads version {VERSION})")
-        for name, typ in (("env", dict), ("cards", dict), ("seed", int), ("players", list), ("actions", list)):
-            if not isinstance(data.get(name), typ) or isinstance(data.get(name), bool):
-                raise fail(f"field {name!r} must be a JSON {typ.__name__ if typ is not dict else 'object'}, "
-                           f"got {data.get(name)!r:.80}")
+            raise fail(f"not a replay: field 'format' must be {FORMAT!r}, got {_short(data.get('format'))}")
+        version = data.get("version")
+        if not is_int(version) or version != VERSION:
+            raise fail(f"replay version {_short(version)} is not supported (this aos_env reads version {VERSION})")
+        for name, typ, what in (("env", dict, "object"), ("cards", dict, "object"), ("seed", int, "int"),
+                                ("players", list, "list"), ("actions", list, "list")):
+            value = data.get(name)
+            if not isinstance(value, typ) or isinstance(value, bool):
+                raise fail(f"field {name!r} must be a JSON {what}, got {_short(value)}")
+        seed = data["seed"]
+        if not 0 <= seed <= MAX_SEED:
+            raise fail(f"field 'seed' must be an int 0..2**63-1, got {_short(seed)}")
         env = data["env"]
         P, max_turns = env.get("num_players"), env.get("max_turns")
-        if not isinstance(P, int) or not 2 <= P <= 4:
-            raise fail(f"env.num_players must be 2, 3 or 4, got {P!r}")
-        if not isinstance(max_turns, int) or max_turns < 1:
-            raise fail(f"env.max_turns must be a whole number >= 1, got {max_turns!r}")
-        if len(data["players"]) != P or not all(isinstance(s, str) for s in data["players"]):
-            raise fail(f"field 'players' must list {P} names (one per seat), got {data['players']!r:.80}")
-        h = data["cards"].get("hash")
-        if not isinstance(h, str) or not h.startswith("sha256:"):
-            raise fail(f"cards.hash must be a 'sha256:...' string, got {h!r}")
+        if not is_int(P) or not MIN_PLAYERS <= P <= MAX_PLAYERS:
+            raise fail(f"env.num_players must be 2, 3 or 4, got {_short(P)}")
+        if not is_int(max_turns) or not 1 <= max_turns <= MAX_MAX_TURNS:
+            raise fail(f"env.max_turns must be an int 1..{MAX_MAX_TURNS}, got {_short(max_turns)}")
+        players = data["players"]
+        if len(players) != P or not all(isinstance(s, str) for s in players):
+            raise fail(f"field 'players' must list {P} names (one per seat), got {_short(players)}")
+        cards = data["cards"]
+        h = cards.get("hash")
+        if not isinstance(h, str) or not _is_hash(h):
+            raise fail(f"cards.hash must be a 'sha256:' string of {_HASH_DIGITS} hex digits, got {_short(h)}")
+        card_file = cards.get("file")
+        if card_file is not None and (not isinstance(card_file, str) or not card_file.strip() or "\0" in card_file):
+            raise fail(f"cards.file must be null or the name of a card file (a string), got {_short(card_file)}")
         actions = []
         for i, item in enumerate(data["actions"]):
-            ok = (isinstance(item, list) and len(item) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
-                                                                   for v in item))
+            ok = isinstance(item, list) and len(item) == 2 and all(is_int(v) for v in item)
             if not ok or not 0 <= item[0] < P or not 0 <= item[1] < core.NUM_ACTIONS:
                 raise fail(f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], "
-                           f"got {item!r}")
+                           f"got {_short(item)}")
             actions.append((item[0], item[1]))
         result = data.get("result")
-        if result is not None and not isinstance(result, dict):
-            raise fail(f"field 'result' must be an object or null, got {result!r:.80}")
-        card_file = data["cards"].get("file")
-        return cls(seed=data["seed"], num_players=P, max_turns=max_turns, players=list(data["players"]),
-                   card_hash=h, actions=actions, card_file=card_file, result=result,
-                   meta=dict(data.get("meta") or {}))
+        if result is not None:
+            problem = _result_problem(result, P)
+            if problem:
+                raise fail(problem)
+        meta = data.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            raise fail(f"field 'meta' must be a JSON object or null, got {_short(meta)}")
+        return cls(seed=seed, num_players=P, max_turns=max_turns, players=list(players),
+                   card_hash=h, actions=actions, card_file=card_file, result=result, meta=dict(meta or {}))
 
     def save(self, path: str | Path) -> Path:
-        """Write the replay as JSON (the folders are made if needed); returns the path."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), separators=(",", ":")) + "\n")
-        return path
+        """Write the replay as JSON (the folders are made if needed; atomically: a failed write
+        leaves an earlier file at ``path`` whole); returns the path."""
+        return write_text(path, json.dumps(self.to_dict(), separators=(",", ":")) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> "Replay":
+        """Read and check a replay file: FileNotFoundError if there is none, ReplayError for a file
+        that cannot be read or is not a valid replay (both name the file)."""
         path = Path(path)
         if not path.is_file():
+            if path.exists():
+                raise ReplayError(f"{path}: not a replay: a folder or a device, not a file")
             raise FileNotFoundError(f"replay file not found: {path}")
         try:
-            data = json.loads(path.read_text())
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            size = path.stat().st_size
+            if size > MAX_REPLAY_BYTES:
+                raise ReplayError(f"{path}: not a replay: {size:,} bytes, over the {MAX_REPLAY_BYTES:,} a replay "
+                                  "may have")
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except OSError as e:
+            raise ReplayError(f"{path}: cannot read the replay: {e.strerror or e}") from None
+        except RecursionError:
+            raise ReplayError(f"{path}: not a replay: JSON nested too deeply") from None
+        except ValueError as e:  # invalid JSON, not UTF-8, an int of too many digits
             raise ReplayError(f"{path}: not a replay: not valid JSON ({e})") from None
         return cls.from_dict(data, source=str(path))
 
     # -- playing it again ------------------------------------------------------------
 
     def load_cards(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> CardSet:
-        """The card set to replay with (``cards``, else ``card_file``, else the recorded file or the
-        shipped set), checked against the recorded hash."""
+        """The card set to replay with (``cards``, else ``card_file``, else the shipped set), checked
+        against the recorded hash. The file the replay names (``card_file`` attribute) is never
+        opened: a replay is data from anyone, and only the caller decides which files are read."""
         if cards is None:
-            where = card_file if card_file is not None else self.card_file
-            cards = load_cards(where)
+            try:
+                cards = load_cards(card_file)
+            except (ValueError, OSError, OverflowError) as e:
+                raise ReplayError(f"cannot use the card file {str(card_file)!r}: {e}") from None
         got = card_hash(cards)
         if got != self.card_hash:
+            recorded = (f"the card file {_short(self.card_file, _PATH_SHOWN)}" if self.card_file is not None
+                        else "the shipped card set or another card file")
             raise ReplayError(
-                f"card set mismatch: the replay was recorded with cards {self.card_hash}, but the card set loaded "
-                f"({cards.source or 'given'}) has {got}; replay it with the card file it was recorded with "
-                f"(--card-file / card_file=...)")
+                f"card set mismatch: the replay was recorded with cards {self.card_hash} ({recorded}), but "
+                f"the card set loaded ({cards.source or 'given'}) has {got}; replay it with the card file it was "
+                f"recorded with (--card-file FILE / card_file=...), if you trust that file")
         return cards
 
     def states(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> Iterator[core.State]:
@@ -259,6 +350,23 @@ def new_replay_path(folder: str | Path, seed: int, stem: str = "game") -> Path:
         n += 1
         path = folder / f"{base}-{n}.json"
     return path
+
+
+def check_replay_folder(name: str, folder: str | Path) -> Path:
+    """``folder`` ready for replays: created if need be, and a file can be written in it (a probe
+    file is created and removed). ArgumentError naming ``name`` and the folder otherwise, so that
+    a game is not played only to find that its replay cannot be saved."""
+    folder = check_output_folder(name, folder)
+    if folder.exists() and not folder.is_dir():
+        raise ArgumentError(f"{name} must be a folder, got {str(folder)!r} (a file)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".aos-write-probe-"):
+            pass
+    except OSError as e:
+        raise ArgumentError(f"{name} must be a folder replays can be written to, got {str(folder)!r} "
+                            f"({e.strerror or e})") from None
+    return folder
 
 
 def load_replay(path: str | Path) -> Replay:
@@ -331,8 +439,34 @@ def _page(title: str, views: list[str], captions: list[str], moves: list[str]) -
     positions = "\n".join(f'<div class="pos" id="pos{i}" hidden>{svg}</div>' for i, svg in enumerate(views))
     items = "\n".join(f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
                       for i, m in enumerate(moves))
-    data = json.dumps(captions).replace("</", "<\\/")
-    return _HTML.format(title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1)
+    data = json.dumps(captions).replace("<", "\\u003c")  # no "</script>" or "<!--" in the script's text
+    page = _HTML.format(title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1,
+                        csp=_CSP_MARK)
+    return page.replace(_CSP_MARK, _esc(page_policy(page)), 1)
+
+
+#: Stands for the policy in the page until the page is whole (the policy holds hashes of its parts).
+_CSP_MARK = "@@content-security-policy@@"
+
+
+def _inline_hash(page: str, tag: str) -> str:
+    """The CSP source ``'sha256-...'`` of the one inline ``<tag>`` element of ``page``."""
+    found = re.findall(rf"<{tag}>(.*?)</{tag}>", page, flags=re.S)
+    if len(found) != 1:
+        raise AssertionError(f"the page must have exactly one inline <{tag}>, found {len(found)}")
+    return "'sha256-" + base64.b64encode(hashlib.sha256(found[0].encode("utf-8")).digest()).decode() + "'"
+
+
+def page_policy(page: str, *, server: bool = False) -> str:
+    """A strict Content-Security-Policy for one of our pages: nothing may load or run but the page's
+    own inline script and style (by hash), so text from a replay or a request can never run as code.
+    ``server``: the policy of the play page as an HTTP header (it may also call its own API, and no
+    other site may frame it); without, the policy a saved page carries in a ``<meta>`` tag."""
+    parts = ["default-src 'none'", f"script-src {_inline_hash(page, 'script')}",
+             f"style-src {_inline_hash(page, 'style')}", "base-uri 'none'", "form-action 'none'"]
+    if server:
+        parts += ["connect-src 'self'", "frame-ancestors 'none'"]
+    return "; ".join(parts)
 
 
 _HTML = """<!doctype html>
@@ -341,6 +475,7 @@ _HTML = """<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Age of Summoners replay</title>
+<meta http-equiv="Content-Security-Policy" content="{csp}">
 <style>
   body {{ margin: 0; font-family: "DejaVu Sans", Verdana, Arial, sans-serif; background: #e9e2d3; color: #2a2623; }}
   header {{ background: #3d3350; color: #fff; padding: 10px 18px; }}
@@ -365,6 +500,7 @@ _HTML = """<!doctype html>
   .move:hover {{ background: #efe8da; }}
   .move.current {{ background: #3d3350; color: #fff; }}
   kbd {{ border: 1px solid #aaa; border-radius: 3px; padding: 0 4px; font-size: 12px; }}
+  .keys {{ font-size: 12px; color: #7a7167; }}
 </style>
 </head>
 <body>
@@ -381,7 +517,7 @@ _HTML = """<!doctype html>
   </div>
   <p id="caption"></p>
   {positions}
-  <p style="font-size:12px;color:#7a7167">Keys: <kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> <kbd>End</kbd>
+  <p class="keys">Keys: <kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> <kbd>End</kbd>
   first and last position. Each position is shown from the seat of the player who chooses there.</p>
 </section>
 <aside><h2>Moves</h2><ol>
@@ -439,7 +575,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m aos_env.replay",
         description="Show a replay file: each action in words, the table step by step, or an HTML page.",
         epilog="Replays come from aos_env.play, from 'python -m agents.evaluate --replays DIR' and from the "
-        "AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)).",
+        "AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)). A replay file is data: "
+        "it is checked field by field, and the card file it names is never opened (give --card-file to use one).",
     )
     p.add_argument("file", type=Path, help="the replay file (JSON)")
     mode = p.add_mutually_exclusive_group()
@@ -447,38 +584,93 @@ def build_parser() -> argparse.ArgumentParser:
                       help="show the table before each action and wait for Enter (q then Enter quits)")
     mode.add_argument("--html", type=Path, metavar="OUT",
                       help="write one self-contained HTML page that steps through every position "
-                      "(buttons and arrow keys) to OUT")
-    p.add_argument("--seat", type=int, default=None,
+                      "(buttons and arrow keys) to OUT; an existing OUT is refused unless --overwrite is given, "
+                      "and OUT may never be the replay file itself")
+    p.add_argument("--overwrite", action="store_true", help="with --html: replace OUT if it already exists")
+    p.add_argument("--seat", type=int_arg(0), default=None,
                    help="show hands from this seat (0..players-1); default: the player who chooses at each position")
     p.add_argument("--card-file", type=Path, default=None,
-                   help="the card file the replay was recorded with, if not the shipped one or the one it names "
-                   "(its card hash must match)")
+                   help="the card file the replay was recorded with, if not the shipped one (its card hash must "
+                   "match; the file a replay names is only read when given here)")
     return p
+
+
+def html_output_problem(out: Path, inputs: Sequence[Path], overwrite: bool) -> str | None:
+    """Why the page cannot be written to ``out`` (None if it can), checked before the game is replayed:
+    a folder, a device, one of the files read (``inputs``: the replay, the card file), an existing
+    file (or link) without ``overwrite``, or a folder that cannot be written."""
+    try:
+        check_output_file("--html", out)
+    except ArgumentError as e:
+        return str(e).removeprefix("--html ")
+    if out.exists():
+        if not out.is_file():
+            return f"{str(out)!r} is a device or another special file, not a file a page can be written to"
+        for source in inputs:
+            if source.exists() and os.path.samefile(out, source):
+                return (f"{str(out)!r} is a file being read ({source}): writing the page there would destroy it; "
+                        "choose another name")
+    if os.path.lexists(out) and not overwrite:
+        return f"{str(out)!r} already exists: give --overwrite to replace it, or choose another name"
+    folder = out.parent
+    if folder.is_dir():
+        try:
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=".aos-write-probe-"):
+                pass
+        except OSError as e:
+            return f"cannot write in the folder {str(folder)!r} ({e.strerror or e})"
+    return None
 
 
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     inp, out = inp or sys.stdin, out or sys.stdout
+    if args.overwrite and args.html is None:
+        parser.error("argument --overwrite: only goes with --html OUT")
     try:
         replay = load_replay(args.file)
-        if args.seat is not None and not 0 <= args.seat < replay.num_players:
-            parser.error(f"--seat must be between 0 and {replay.num_players - 1} for this {replay.num_players}-player "
-                         f"replay, got {args.seat}")
-        if args.card_file is not None and not args.card_file.is_file():
-            parser.error(f"--card-file: no such file: {args.card_file}")
-        states = list(replay.states(card_file=args.card_file))
     except (FileNotFoundError, ReplayError) as e:
+        parser.error(str(e))
+    if args.seat is not None and not 0 <= args.seat < replay.num_players:
+        parser.error(f"--seat must be between 0 and {replay.num_players - 1} for this {replay.num_players}-player "
+                     f"replay, got {args.seat}")
+    if args.card_file is not None and not args.card_file.is_file():
+        parser.error(f"--card-file: {'not a file' if args.card_file.exists() else 'no such file'}: {args.card_file}")
+    if args.html is not None:
+        inputs = [args.file] + ([args.card_file] if args.card_file is not None else [])
+        problem = html_output_problem(args.html, inputs, args.overwrite)
+        if problem:
+            parser.error(f"argument --html: {problem}")
+    try:
+        states = list(replay.states(card_file=args.card_file))
+    except ReplayError as e:
         parser.error(str(e))
     print(summary_line(replay), file=out)
     if args.html is not None:
-        args.html.parent.mkdir(parents=True, exist_ok=True)
-        args.html.write_text(to_html(replay, states, args.seat), encoding="utf-8")
+        try:
+            write_text(args.html, to_html(replay, states, args.seat))
+        except OSError as e:
+            parser.error(f"argument --html: cannot write {args.html} ({e.strerror or e}); any file there is "
+                         "left as it was")
         print(f"wrote {args.html} ({len(states)} positions); open it in a browser", file=out)
         return 0
+    try:
+        return _show(replay, states, args.step, args.seat, inp, out)
+    except KeyboardInterrupt:
+        print("\nStopped.", file=out)
+        return INTERRUPTED
+
+
+#: Exit status after Ctrl-C (the shell's 128 + SIGINT).
+INTERRUPTED = 130
+
+
+def _show(replay: Replay, states: list[core.State], step: bool, seat: int | None, inp: TextIO, out: TextIO) -> int:
+    """Print the game in words (with ``step``, the table before each action, waiting for Enter)."""
     for i, line in enumerate(move_lines(replay, states)):
-        if args.step:
-            print("\n" + render_text(states[i], 0, _view_seat(replay, i, args.seat)), file=out)
+        if step:
+            print("\n" + render_text(states[i], 0, _view_seat(replay, i, seat)), file=out)
             print(f"Next: {line}", file=out)
             print("[Enter: next move, q: quit] ", end="", file=out, flush=True)
             answer = inp.readline()
@@ -487,8 +679,8 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
                 return 0
         else:
             print(line, file=out)
-    if args.step:
-        print("\n" + render_text(states[-1], 0, _view_seat(replay, len(states) - 1, args.seat)), file=out)
+    if step:
+        print("\n" + render_text(states[-1], 0, _view_seat(replay, len(states) - 1, seat)), file=out)
     print(result_line(states[-1], replay), file=out)
     return 0
 

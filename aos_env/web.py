@@ -12,69 +12,143 @@ JavaScript with no external assets.
                       short pause, until it is the human's turn again, so bot moves appear one by one)
     POST /api/new     {} or {"seed": n}: a new game (the replay of the one before is kept)
 
-A bad request gets ``{"error": "..."}`` with status 400 (bad JSON, missing or
-illegal action), 404 (unknown path), 405 (wrong method), 409 (not your turn,
-game over) or 413 (body too large). Each game's replay is saved when it ends
-(and, unfinished, when a new game replaces it or the server stops).
+The server answers only its own origin, so that no other web page open in the
+same browser can read the game or play in it:
+
+- every request must name the server in its ``Host`` header (``localhost``,
+  ``127.0.0.1`` or ``[::1]`` at the server's port), which stops a page that
+  rebinds its own domain name to 127.0.0.1 from reading ``/api/state``;
+- a request with an ``Origin`` header must come from the page itself
+  (``http://localhost:PORT`` or ``http://127.0.0.1:PORT``; clients that are not
+  browsers send none), and a POST must have ``Content-Type: application/json``
+  (which a page on another site cannot send without asking first), which stops
+  forged moves and new games (CSRF);
+- every answer carries a strict Content-Security-Policy and refuses framing,
+  content sniffing, referrers and caching.
+
+Every answer is JSON, errors included: ``{"error": "..."}`` with status 400 (bad
+JSON, a field missing, unknown or of the wrong type, a value out of range, an
+illegal action, a bad ``Content-Length``), 403 (another origin or host, not
+JSON), 404 (unknown path), 405 (a method the path does not take; the ``Allow``
+header lists those it does), 408 (the body did not arrive), 409 (not your
+turn, game over), 411 (a chunked body), 413 (a body over :data:`MAX_BODY`
+bytes) or 500 (the replay could not be saved). A request that fails changes
+nothing: the checks come first, a move is made on a copy of the game that
+replaces it only once the move (and, at the game's end, its replay) is done.
+Each game's replay is saved when it ends (and, unfinished, when a new game
+replaces it or the server stops).
 """
 
 from __future__ import annotations
 
+import copy
 import json
+import re
 import signal
+import socket
+import sys
 import threading
+import time
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import Any, Callable, TextIO
 
 import numpy as np
 
+from .checks import MAX_SEED, ArgumentError, check_int, check_optional_int
 from .core import Phase, final_scores
 from .aec_env import raw_env
 from .render import QUESTIONS, agent_name, describe_seen, legal_actions_text
-from .replay import new_replay_path
+from .replay import check_replay_folder, new_replay_path, page_policy
 from .svg import render_svg
 
-#: The largest request body accepted (the API's bodies are a few bytes).
+#: The largest request body accepted, in bytes (the API's bodies are a few bytes).
 MAX_BODY = 4096
+#: Connections the operating system queues for the server (the standard library's 5 resets bursts).
+LISTEN_BACKLOG = 128
+#: Seconds a client may leave the server waiting for the rest of a request before it is dropped.
+REQUEST_TIMEOUT = 15.0
+#: After an error answered without reading the whole request, the server reads (and drops) what the
+#: client still sends, for at most this long and this many bytes: closing a connection with unread
+#: data resets it, and the client would lose the answer.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 2**20
+#: The names the server answers to: its own, on the loopback interface.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+#: The port a Host or Origin may leave out (the default of http).
+HTTP_PORT = 80
+#: The methods GET paths take (HEAD: the headers of a GET, without its body).
+GET_METHODS = ("GET", "HEAD")
+#: Random first seeds are drawn below this (short enough to read and type).
+RANDOM_SEED_BOUND = 2**31
 
 #: bots_for(seed) -> {seat: (spec, agent)} for every seat but the human's.
 BotsFactory = Callable[[int], dict]
 
+#: path -> (method, the body fields it takes). GET paths take no body.
+ROUTES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "/": ("GET", ()), "/api/state": ("GET", ()), "/api/act": ("POST", ("action",)), "/api/bot": ("POST", ()),
+    "/api/new": ("POST", ("seed",)),
+}
+_DIGITS = re.compile(r"[0-9]+")
+
 
 class ApiError(Exception):
-    def __init__(self, status: HTTPStatus, message: str) -> None:
+    """A request the server refuses: the status and the message of its JSON answer."""
+
+    def __init__(self, status: HTTPStatus, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
 
 
 class Session:
-    """One game at a time against bots, for one browser; keeps a replay of every game."""
+    """One game at a time against bots, for one browser; keeps a replay of every game.
+
+    ``replays``: the folder for replays (None: none are kept); it is created if need be and
+    must be writable (ArgumentError otherwise). ``max_seed``: the largest seed a game may have
+    (the bots may play with seeds above the game's). Every change is all or nothing: a request
+    that fails (a bad seed, a bot that fails, a replay that cannot be written) leaves the
+    session as it was.
+    """
 
     def __init__(self, num_players: int, seat: int, bots_for: BotsFactory, max_turns: int,
                  replays: Path | None, seed: int | None = None, delay: float = 0.6,
-                 act: Callable | None = None) -> None:
+                 act: Callable | None = None, max_seed: int = MAX_SEED) -> None:
         if act is None:
             from agents import act_on_env as act  # the bots live in the agents package
+        self.max_seed = check_int("max_seed", max_seed, 0, MAX_SEED)
+        if replays is not None:
+            replays = check_replay_folder("replays", replays)
         self.num_players, self.seat, self.max_turns = num_players, seat, max_turns
         self.bots_for, self.replays, self.delay, self.act_fn = bots_for, replays, delay, act
         self.lock = threading.Lock()
         self.game_no = 0
         self.env: raw_env | None = None
         self.saved: Path | None = None
+        self.moves: list[dict] = []
         self.new_game(seed)
 
     # -- games ---------------------------------------------------------------------
 
+    def check_seed(self, seed: Any) -> int | None:
+        """``seed`` if it is one a game may have (None: a random one), else ArgumentError."""
+        return check_optional_int("seed", seed, 0, self.max_seed)
+
     def new_game(self, seed: int | None = None) -> None:
-        self.save()  # the game before, if unfinished and not saved yet
-        self.seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+        """Start a new game (ArgumentError for a bad seed). The new game is made first, then the
+        replay of the one before is saved; if either fails, the game before stays as it was."""
+        seed = self.check_seed(seed)
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % RANDOM_SEED_BOUND)
+        bots = self.bots_for(seed)
+        env = raw_env(num_players=self.num_players, max_turns=self.max_turns, record_replay=True)
+        env.reset(seed=seed)
+        self.save()  # the game before, if unfinished and not saved yet (an ApiError here changes nothing)
+        self.seed, self.bots, self.env = seed, bots, env
         self.game_no += 1
-        self.bots = self.bots_for(self.seed)
-        self.env = raw_env(num_players=self.num_players, max_turns=self.max_turns, record_replay=True)
-        self.env.reset(seed=self.seed)
-        self.moves: list[dict] = []
+        self.moves = []
         self.saved = None
 
     @property
@@ -82,7 +156,7 @@ class Session:
         return self.env.engine_state
 
     def over(self) -> bool:
-        return bool(self.state.terminated[0] or self.state.truncated[0])
+        return _over(self.env)
 
     def players(self) -> list[str]:
         return ["human" if p == self.seat else self.bots[p][0] for p in range(self.num_players)]
@@ -90,7 +164,7 @@ class Session:
     def act(self, action) -> None:
         """The human's move; ApiError if it is not theirs to make or not legal."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise ApiError(HTTPStatus.BAD_REQUEST, f"'action' must be an action id (an integer), got {action!r}")
+            raise ApiError(HTTPStatus.BAD_REQUEST, f"'action' must be an action id (an integer), got {action!r:.80}")
         self._require_turn(human=True)
         legal = legal_actions_text(self.state, 0)
         if action not in [a for a, _ in legal]:
@@ -115,20 +189,37 @@ class Session:
             raise ApiError(HTTPStatus.CONFLICT, "it is your move (POST /api/act)")
 
     def _step(self, p: int, action: int) -> None:
+        """Make the move on a copy of the game, save the replay if the game ends there, and only
+        then keep the copy: a failure on the way leaves the game as it was."""
         state = self.state
         text = describe_seen(state, 0, action, self.seat)
         who = "you" if p == self.seat else f"{agent_name(p)} ({self.bots[p][0]})"
-        self.moves.append({"player": agent_name(p), "who": who, "text": text, "turn": int(state.turn[0]) + 1})
-        self.env.step(action)
-        if self.over():
-            self.save()
+        move = {"player": agent_name(p), "who": who, "text": text, "turn": int(state.turn[0]) + 1}
+        env = copy.deepcopy(self.env)
+        env.step(action)
+        saved = self._write_replay(env, [*self.moves, move]) if _over(env) else None
+        self.env, self.saved = env, saved
+        self.moves.append(move)
 
     def save(self) -> Path | None:
-        """Write this game's replay (once; nothing if replays are off or no move was made)."""
-        if self.replays is None or self.env is None or self.saved is not None or not self.moves:
-            return None
-        self.saved = self.env.save_replay(new_replay_path(self.replays, self.seed), players=self.players())
+        """Write this game's replay (once; nothing if replays are off or no move was made).
+        ApiError (500) if it cannot be written; the session is unchanged then."""
+        if self.saved is None:
+            self.saved = self._write_replay(self.env, self.moves)
         return self.saved
+
+    def _write_replay(self, env: raw_env | None, moves: list[dict]) -> Path | None:
+        if self.replays is None or env is None or not moves:
+            return None
+        path = new_replay_path(self.replays, self.seed)
+        try:
+            return env.save_replay(path, players=self.players())
+        except (OSError, ArgumentError) as e:
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            raise ApiError(HTTPStatus.INTERNAL_SERVER_ERROR,
+                           f"the replay of game {self.game_no} cannot be saved to {path} ({reason}); nothing was "
+                           "changed: free some space or fix the folder and try again (or restart the server "
+                           "with --no-replays)") from None
 
     # -- what the page shows ----------------------------------------------------------------
 
@@ -161,109 +252,261 @@ class Session:
         }
 
 
+def _over(env: raw_env) -> bool:
+    state = env.engine_state
+    return bool(state.terminated[0] or state.truncated[0])
+
+
 # ---- HTTP ------------------------------------------------------------------------------
 
 
+def security_headers(csp: str) -> dict[str, str]:
+    """The headers every answer carries."""
+    return {
+        "Content-Security-Policy": csp,
+        "X-Frame-Options": "DENY",
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cross-Origin-Resource-Policy": "same-origin",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Cache-Control": "no-store",
+    }
+
+
+def allowed_hosts(port: int) -> set[str]:
+    """The Host headers naming this server (lower case)."""
+    hosts = {f"{name}:{port}" for name in LOOPBACK_NAMES}
+    if port == HTTP_PORT:
+        hosts |= set(LOOPBACK_NAMES)
+    return hosts
+
+
 def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
-    routes = {("GET", "/"), ("GET", "/api/state"), ("POST", "/api/act"), ("POST", "/api/bot"), ("POST", "/api/new")}
+    headers_out = security_headers(page_policy(PAGE, server=True))
 
     class Handler(BaseHTTPRequestHandler):
         server_version = "aos-env"
+        sys_version = ""  # the Server header names no Python version
+        timeout = REQUEST_TIMEOUT  # a silent client does not hold a thread for ever
+        _unread = False  # True when the answer goes out before the whole request was read
 
         def log_message(self, format: str, *args) -> None:  # quiet: the terminal shows the URL only
             pass
 
-        def _send(self, status: HTTPStatus, body: bytes, ctype: str, extra: dict | None = None) -> None:
+        # -- answers ------------------------------------------------------------------
+
+        def _send(self, status: int, body: bytes, ctype: str, extra: dict | None = None) -> None:
+            if self.request_version == "HTTP/0.9":  # an answer with no status line would not say what went wrong
+                self.request_version = "HTTP/1.0"
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            for k, v in (extra or {}).items():
+            for k, v in {**headers_out, **(extra or {})}.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(body)
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
-        def _json(self, status: HTTPStatus, data: dict, extra: dict | None = None) -> None:
+        def _json(self, status: int, data: dict, extra: dict | None = None) -> None:
             self._send(status, json.dumps(data).encode(), "application/json; charset=utf-8", extra)
 
-        def _route(self, method: str) -> None:
+        def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+            """The standard library's errors (a bad request line or header, ...) as JSON too."""
+            self._unread = True
+            self.close_connection = True
+            try:
+                phrase = HTTPStatus(code).phrase
+            except ValueError:
+                phrase = "error"
+            self._json(code, {"error": message or phrase}, {"Connection": "close"})
+
+        def __getattr__(self, name: str):
+            # do_PUT, do_PATCH, ...: every method gets our JSON answer (405 or 404), not the
+            # standard library's HTML 501 page
+            if name.startswith("do_"):
+                return lambda: self._handle(name[3:])
+            raise AttributeError(name)
+
+        # -- one request --------------------------------------------------------------
+
+        def _handle(self, method: str) -> None:
+            try:
+                try:
+                    self._answer(method)
+                except ApiError as e:
+                    self._json(e.status, {"error": str(e)}, e.headers)
+            except (ConnectionError, TimeoutError):  # the client went away: nobody to answer
+                self.close_connection = True
+            except Exception as e:  # a bug: one line on the terminal and a JSON answer, not a traceback
+                print(f"aos_env.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
+                      file=sys.stderr, flush=True)
+                try:
+                    self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                               {"error": f"internal error: {type(e).__name__}: {str(e)[:300]}"})
+                except OSError:
+                    self.close_connection = True
+
+        def _answer(self, method: str) -> None:
+            length = (self.headers.get("Content-Length") or "").strip()
+            self._unread = length not in ("", "0") or bool(self.headers.get("Transfer-Encoding"))
+            port = self.server.server_address[1]
+            self._check_host(port)
+            self._check_origin(port)
             path = self.path.split("?", 1)[0]
-            if (method, path) not in routes:
-                allowed = sorted(m for m, p in routes if p == path)
-                if allowed:
-                    self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"{path} takes {' or '.join(allowed)}, "
-                                                               f"not {method}"}, {"Allow": ", ".join(allowed)})
-                else:
-                    self._json(HTTPStatus.NOT_FOUND, {"error": f"no such page: {path} (the API is /api/state, "
-                                                      "/api/act, /api/bot, /api/new)"})
-                return
+            if path not in ROUTES:
+                raise ApiError(HTTPStatus.NOT_FOUND, f"no such page: {path[:200]} (the page is /, the API is "
+                               "/api/state, /api/act, /api/bot, /api/new)")
+            route_method, fields = ROUTES[path]
+            allowed = GET_METHODS if route_method == "GET" else (route_method,)
+            if method not in allowed:
+                raise ApiError(HTTPStatus.METHOD_NOT_ALLOWED,
+                               f"{path} takes {' or '.join(allowed)}, not {method[:20]}", {"Allow": ", ".join(allowed)})
             if path == "/":
                 self._send(HTTPStatus.OK, PAGE.encode(), "text/html; charset=utf-8")
                 return
-            try:
-                body = self._body() if method == "POST" else {}
-                with session.lock:
-                    if path == "/api/act":
-                        if "action" not in body:
-                            raise ApiError(HTTPStatus.BAD_REQUEST, 'the body must be {"action": <action id>}')
-                        session.act(body["action"])
-                    elif path == "/api/bot":
-                        session.bot()
-                    elif path == "/api/new":
-                        seed = body.get("seed")
-                        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-                            raise ApiError(HTTPStatus.BAD_REQUEST, f"'seed' must be a whole number >= 0, got {seed!r}")
-                        session.new_game(seed)
-                    view = session.view()
-            except ApiError as e:
-                self._json(e.status, {"error": str(e)})
-                return
+            body = self._body(path, fields) if route_method == "POST" else {}
+            with session.lock:
+                if path == "/api/act":
+                    session.act(body["action"])
+                elif path == "/api/bot":
+                    session.bot()
+                elif path == "/api/new":
+                    try:
+                        session.new_game(body.get("seed"))
+                    except ArgumentError as e:
+                        raise ApiError(HTTPStatus.BAD_REQUEST, str(e)) from None
+                view = session.view()
             self._json(HTTPStatus.OK, view)
 
-        def _body(self) -> dict:
+        # -- checks -------------------------------------------------------------------
+
+        def _one_header(self, name: str) -> str | None:
+            values = self.headers.get_all(name) or []
+            if len(values) > 1:
+                raise ApiError(HTTPStatus.BAD_REQUEST, f"the request has {len(values)} {name} headers; one at most")
+            return values[0].strip() if values else None
+
+        def _check_host(self, port: int) -> None:
+            host = self._one_header("Host")
+            if host is None or host.lower() not in allowed_hosts(port):
+                raise ApiError(HTTPStatus.FORBIDDEN,
+                               f"this server answers only http://127.0.0.1:{port}/ or http://localhost:{port}/ "
+                               f"(the request is for host {host!r:.80})")
+
+        def _check_origin(self, port: int) -> None:
+            origin = self._one_header("Origin")
+            if origin is not None and origin.lower() not in {f"http://{h}" for h in allowed_hosts(port)}:
+                raise ApiError(HTTPStatus.FORBIDDEN, "requests from another origin are refused "
+                               f"(Origin {origin!r:.80}; this page is http://127.0.0.1:{port})")
+
+        def _body(self, path: str, fields: tuple[str, ...]) -> dict:
+            """The JSON object a POST carries, with only ``fields`` (all of them, for /api/act)."""
+            ctype = self._one_header("Content-Type")
+            if ctype is None or ctype.split(";", 1)[0].strip().lower() != "application/json":
+                raise ApiError(HTTPStatus.FORBIDDEN, f"{path} takes a JSON body (Content-Type: application/json), "
+                               f"got Content-Type {ctype!r:.80}")
+            if self.headers.get("Transfer-Encoding"):
+                raise ApiError(HTTPStatus.LENGTH_REQUIRED, "chunked bodies are not taken: send Content-Length")
+            n = self._content_length()
             try:
-                n = int(self.headers.get("Content-Length") or 0)
-            except ValueError:
-                raise ApiError(HTTPStatus.BAD_REQUEST, "bad Content-Length header") from None
-            if n > MAX_BODY:
-                raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"request body over {MAX_BODY} bytes")
-            raw = self.rfile.read(n) if n else b""
-            if not raw.strip():
-                return {}
-            try:
-                body = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise ApiError(HTTPStatus.BAD_REQUEST, f"the body is not valid JSON: {e}") from None
-            if not isinstance(body, dict):
-                raise ApiError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
+                raw = self.rfile.read(n) if n else b""
+            except TimeoutError:
+                raise ApiError(HTTPStatus.REQUEST_TIMEOUT, f"the body did not arrive within {REQUEST_TIMEOUT:g} s "
+                               f"(Content-Length {n})", {"Connection": "close"}) from None
+            if len(raw) < n:
+                raise ApiError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of the {n} bytes "
+                               "Content-Length announced")
+            self._unread = False
+            body = parse_body(raw)
+            unknown = [k for k in body if k not in fields]
+            if unknown:
+                takes = ", ".join(repr(f) for f in fields) or "no fields"
+                raise ApiError(HTTPStatus.BAD_REQUEST, f"{path} takes {takes}, got unknown field "
+                               f"{unknown[0]!r:.80}")
+            if path == "/api/act" and "action" not in body:
+                raise ApiError(HTTPStatus.BAD_REQUEST, 'the body must be {"action": <action id>}')
             return body
 
-        def do_GET(self) -> None:
-            self._route("GET")
+        def _content_length(self) -> int:
+            text = self._one_header("Content-Length")
+            if text is None or text == "":
+                return 0
+            if not _DIGITS.fullmatch(text):
+                raise ApiError(HTTPStatus.BAD_REQUEST, f"Content-Length must be a number of bytes 0..{MAX_BODY}, "
+                               f"got {text!r:.40}")
+            digits = text.lstrip("0") or "0"
+            if len(digits) > len(str(MAX_BODY)) or int(digits) > MAX_BODY:
+                raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                               f"the body may have at most {MAX_BODY} bytes, Content-Length is {text[:40]}")
+            return int(digits)
 
-        def do_POST(self) -> None:
-            self._route("POST")
+        # -- the end of a connection ----------------------------------------------------
 
-        def do_PUT(self) -> None:
-            self._route("PUT")
-
-        def do_DELETE(self) -> None:
-            self._route("DELETE")
+        def finish(self) -> None:
+            super().finish()
+            if self._unread:
+                _drain(self.connection)
 
     return Handler
 
 
+def parse_body(raw: bytes) -> dict:
+    """A request body as a JSON object ({} for an empty body); ApiError (400) otherwise."""
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except RecursionError:
+        raise ApiError(HTTPStatus.BAD_REQUEST, "the body is not valid JSON: nested too deeply") from None
+    except ValueError as e:  # bad JSON, not UTF-8, an int of too many digits
+        raise ApiError(HTTPStatus.BAD_REQUEST, f"the body is not valid JSON: {e}") from None
+    if not isinstance(body, dict):
+        raise ApiError(HTTPStatus.BAD_REQUEST, "the body must be a JSON object")
+    return body
+
+
+def _drain(conn: socket.socket) -> None:
+    """Read and drop what a client still sends after its answer (see LINGER_SECONDS)."""
+    try:
+        conn.shutdown(socket.SHUT_WR)  # the answer is complete: the client may close
+        deadline = time.monotonic() + LINGER_SECONDS
+        got = 0
+        while got < LINGER_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            conn.settimeout(left)
+            chunk = conn.recv(65536)
+            if not chunk:
+                break
+            got += len(chunk)
+    except OSError:
+        pass
+
+
+class PlayServer(ThreadingHTTPServer):
+    """The play server: a long listen queue, and no traceback on the terminal when a client goes away."""
+
+    request_queue_size = LISTEN_BACKLOG
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, (ConnectionError, TimeoutError)):
+            return
+        print(f"aos_env.web: error answering {client_address[0]}: {type(error).__name__}: {error}",
+              file=sys.stderr, flush=True)
+
+
 def make_server(session: Session, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
     """The HTTP server for ``session`` on host:port (port 0: any free port); OSError if it cannot listen there."""
-    return ThreadingHTTPServer((host, port), make_handler(session))
+    return PlayServer((host, port), make_handler(session))
 
 
 def serve(session: Session, port: int = 8000, host: str = "127.0.0.1", open_browser: bool = False,
           out: TextIO | None = None, ready: Callable[[ThreadingHTTPServer], None] | None = None,
           server: ThreadingHTTPServer | None = None) -> int:
     """Serve ``session`` on http://host:port/ (or on ``server``, from make_server) until interrupted."""
-    import sys
-
     out = out or sys.stdout
     server = server or make_server(session, port, host)
     host, port = server.server_address[:2]
@@ -286,7 +529,11 @@ def serve(session: Session, port: int = 8000, host: str = "127.0.0.1", open_brow
     finally:
         server.server_close()
         with session.lock:
-            saved = session.save()
+            try:
+                saved = session.save()
+            except ApiError as e:
+                print(f"the unfinished game was not saved: {e}", file=out, flush=True)
+                saved = None
         if saved is not None:
             print(f"replay of the unfinished game saved to {saved}", file=out, flush=True)
     return 0

@@ -189,7 +189,9 @@ def api(tmp_path: Path):
 
     def call(path: str, body=None, method: str | None = None, raw: bytes | None = None):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        req = urllib.request.Request(base + path, data=data, method=method or ("GET" if data is None else "POST"))
+        headers = {} if data is None else {"Content-Type": "application/json"}  # the server takes JSON only
+        req = urllib.request.Request(base + path, data=data, headers=headers,
+                                     method=method or ("GET" if data is None else "POST"))
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return r.status, json.loads(r.read())
