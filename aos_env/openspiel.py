@@ -90,6 +90,9 @@ DECISIONS_PER_TURN = ONE_OFF_DECISIONS + 2 * (TOTAL_CARDS + TOTAL_CARDS)
 MAX_MAX_TURNS = (2**31 - 1) // DECISIONS_PER_TURN - MAX_PLAYERS
 
 OWN_ACTIONS_SHAPE = (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
+#: Phase value -> its row of ``own_actions``: the decisions in enum order (the rows of the first
+#: decisions are their values; the decisions added later follow them).
+_DECISION_ROW = {int(p): i for i, p in enumerate(core.phases.DECISIONS)}
 OWN_ACTIONS_SCALE = 10.0  # the information state holds own-decision counts / 10
 INFO_STATE_DIM = core.OBS_DIM + OWN_ACTIONS_SHAPE[0] * OWN_ACTIONS_SHAPE[1]
 
@@ -297,7 +300,7 @@ class AgeOfSummonersState(pyspiel.State):
         player, phase = int(s.current_player[0]), int(s.phase[0])
         core.step(s, np.array([action], dtype=np.int64))  # ValueError (state unchanged) if illegal
         self._obs_cache.clear()
-        self._own_actions[player, phase, action] += 1
+        self._own_actions[player, _DECISION_ROW[phase], action] += 1
         if s.terminated[0]:  # +1 for the winner, -1/(P-1) for the others, in float64: float32 thirds
             # miss OpenSpiel's zero-sum check (1e-9)
             winner = int(np.argmax(s.rewards[0]))

@@ -14,7 +14,9 @@ implementation that the compiled kernel (agents/_greedy_kernel.py) replaced; the
 on all of them. It was re-recorded once, when the Prayer threshold was fixed to count whole cards
 (a hand of 2 read as 2.00000003 cards, so Prayer took (a) where the heuristic says (b)): on the
 first recording's games the fixed kernel differed in exactly the 192 Prayer decisions with 2 cards
-in hand and the 385 probes relabelled Prayer with 2 cards in hand.
+in hand and the 385 probes relabelled Prayer with 2 cards in hand. It was re-recorded again for
+observation version 3 (aos-env 0.3: Nightmare and Homunculus optional, so the games and the
+observation changed; the agent takes both effects, as before).
 
 Re-record only on purpose (the games changed, or a heuristic changed)::
 
