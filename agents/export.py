@@ -52,8 +52,9 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
                                ("vf", pol.mlp_extractor.value_net, pol.value_net)):
         linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
         for i, lin in enumerate(linears):
-            arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
-            arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
+            with np.errstate(over="ignore"):  # a weight float16 cannot hold becomes inf, refused below
+                arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
+                arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
     bad = [name for name, arr in arrays.items() if not np.isfinite(arr).all()]
     if bad:  # the loader refuses such a file: write none (float16 turns weights above 65504 into inf)
         raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights"
