@@ -22,6 +22,7 @@ from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.core.api import MAX_MAX_TURNS
 from aos_env.files import same_file, write_text
 
+from .bot import SHIPPED, SHIPPED_V2
 from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
 from .tournament import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
 
@@ -106,8 +107,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
 
 
 def agent_files(specs: list[str]) -> list[Path]:
-    """The files among the agent specs (models, bot files): the command's inputs."""
-    files = []
+    """The files the agents are read from: those the specs name (models, bot files) and the shipped
+    bot files (``bot``, ``bot-v2``, ``search`` and the bot-guided searches read them)."""
+    files = [*SHIPPED.values(), *SHIPPED_V2.values()]
     for spec in specs:
         try:
             name, _ = parse_spec(spec)

@@ -544,21 +544,37 @@ def test_evaluate_outputs_and_sizes_are_usage_errors(tmp_path: Path, argv: list[
     assert list(tmp_path.iterdir()) == [], "nothing is written"
 
 
-def test_evaluate_refuses_an_output_that_is_an_input(tmp_path: Path) -> None:
+def evaluate_usage_error(capsys, argv: list[str], *patterns: str) -> None:
+    """``agents.evaluate`` in this process: a usage error (exit status 2) matching every pattern."""
+    from agents import evaluate
+
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["--no-progress", *argv])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "usage:" in err, err
+    for pattern in patterns:
+        assert re.search(pattern, err), (pattern, err)
+
+
+def test_evaluate_refuses_an_output_that_is_an_input(tmp_path: Path, capsys) -> None:
     bot = tmp_path / "bot.npz"
     shutil.copy(SHIPPED[2], bot)
     before = bot.read_bytes()
     usage_error(run("-m", "agents.evaluate", "random", str(bot), "--json", str(bot), "--no-progress", cwd=tmp_path),
                 "--json", "agent file")
     board = tmp_path / "board.json"
-    usage_error(run("-m", "agents.evaluate", "random", "greedy", "--json", str(board), "--leaderboard", str(board),
-                    cwd=tmp_path), "--leaderboard", "also --json")
-    usage_error(run("-m", "agents.evaluate", "random", "greedy", "--json", str(tmp_path / "board.md"),
-                    "--leaderboard", str(board), cwd=tmp_path), "table", "also --json")
-    usage_error(run("-m", "agents.evaluate", "random", "greedy", "--leaderboard", str(tmp_path / "b.md"),
-                    cwd=tmp_path), "--leaderboard", "give a .json path")
-    usage_error(run("-m", "agents.evaluate", "random", "greedy", "--games", "3", "--replays", str(tmp_path),
-                    "--json", str(tmp_path / "game_00002.json"), cwd=tmp_path), "replay of game 2")
+    evaluate_usage_error(capsys, ["random", "greedy", "--json", str(board), "--leaderboard", str(board)],
+                         "--leaderboard", "also --json")
+    evaluate_usage_error(capsys, ["random", "greedy", "--json", str(tmp_path / "board.md"), "--leaderboard",
+                                  str(board)], "table", "also --json")
+    evaluate_usage_error(capsys, ["random", "greedy", "--leaderboard", str(tmp_path / "b.md")], "--leaderboard",
+                         "give a .json path")
+    evaluate_usage_error(capsys, ["random", "greedy", "--games", "3", "--replays", str(tmp_path), "--json",
+                                  str(tmp_path / "game_00002.json")], "replay of game 2")
+    evaluate_usage_error(capsys, ["random", "greedy", "--leaderboard", str(bot)], "not a leaderboard file")
+    shipped = SHIPPED[3].read_bytes()  # read by "bot", though no spec names the file
+    evaluate_usage_error(capsys, ["random", "bot", "--json", str(SHIPPED[3])], "agent file")
+    assert SHIPPED[3].read_bytes() == shipped
     assert bot.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.npz"]
 
