@@ -151,12 +151,14 @@ MAX_LAYERS = 64
 #: Weight dtypes a bot file may use (``python -m agents.export --float16`` writes float16).
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
 _META = "meta"
+_MAX_MEMBERS = 1 + 2 * 2 * MAX_LAYERS  # the meta, a weight and a bias per layer of each network
 _LAYER_NAME = re.compile(r"(pi|vf)_([wb])(0|[1-9][0-9]{0,5})")
 _NPY = ".npy"
 #: What a bot file's meta holds: field -> (its type, what the message says is allowed).
 _META_TYPES: dict[str, tuple[type, str]] = {
     "format": (str, f"{FORMAT!r}"), "format_version": (int, f"{FORMAT_VERSION}"), "obs_version": (int, "an int"),
-    "obs_dim": (int, "an int"), "num_players": (int, "2, 3 or 4"), "activation": (str, " or ".join(map(repr, _ACTIVATIONS))),
+    "obs_dim": (int, "an int"), "num_players": (int, "2, 3 or 4"),
+    "activation": (str, " or ".join(map(repr, _ACTIVATIONS))),
 }
 
 
@@ -199,8 +201,12 @@ def read_bot_file(path: Path, where: str) -> tuple[dict, dict[str, np.ndarray]]:
 
 def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
     """The members of a bot file by array name: each one a .npy file named as export names them, once."""
+    infos = zf.infolist()
+    if len(infos) > _MAX_MEMBERS:
+        raise ArgumentError(f"{where} holds {len(infos):,} members; a bot file holds at most {_MAX_MEMBERS} (the meta "
+                            f"and a weight and a bias for each of at most {MAX_LAYERS} layers of two networks)")
     out: dict[str, zipfile.ZipInfo] = {}
-    for info in zf.infolist():
+    for info in infos:
         name = info.filename.removesuffix(_NPY)
         if not info.filename.endswith(_NPY) or not (name == _META or _LAYER_NAME.fullmatch(name)):
             raise ArgumentError(f"{where}: unexpected member {info.filename[:80]!r}; a bot file holds "

@@ -57,8 +57,8 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
                 arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
     bad = [name for name, arr in arrays.items() if not np.isfinite(arr).all()]
     if bad:  # the loader refuses such a file: write none (float16 turns weights above 65504 into inf)
-        raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights"
-                            + ("; float16 holds at most 65504: try without --float16" if np.dtype(dtype) == np.float16 else ""))
+        hint = "; float16 holds at most 65504: try without --float16" if np.dtype(dtype) == np.float16 else ""
+        raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights{hint}")
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
             "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
             "info": info or {}}

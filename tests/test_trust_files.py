@@ -291,6 +291,8 @@ def test_members_a_bot_file_does_not_hold(tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match="Duplicate"), zipfile.ZipFile(path, "a") as zf:
         zf.writestr("pi_b0.npy", b"another")
     refused(path, "appears twice")
+    many = {f"pi_w{i}.npy": b"" for i in range(300)}
+    refused(_zip_with(tmp_path / "d.npz", many), "holds 3.. members; a bot file holds at most 257")
 
 
 def test_make_agent_names_the_spec_and_the_file(tmp_path: Path) -> None:
