@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_optional_seed
+from aos_env.checks import ArgumentError, check_indices, check_optional_seed, fail
 
 
 @runtime_checkable
@@ -83,10 +83,14 @@ def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = Non
 
     Only agents with ``needs_state = True`` (search agents) get a copy of the games' state;
     agents with ``needs_obs = False`` get an empty (n, 0) observation (building the
-    observation is a large part of an opponent's cost inside the training env).
+    observation is a large part of an opponent's cost inside the training env). ArgumentError for
+    an agent without ``act``, a state that is not a ``core.State`` or games outside ``0..B-1``.
     """
-    if games is None:
-        games = np.arange(state.batch_size)
+    if not callable(getattr(agent, "act", None)):
+        raise fail("agent", "an agent (with an act method)", agent)
+    if not isinstance(state, core.State):
+        raise fail("state", "a core.State (from core.init)", state)
+    games = np.arange(state.batch_size) if games is None else _game_indices(games, state.batch_size)
     if getattr(agent, "needs_obs", True):
         obs = core.observe(state, state.current_player[games], games=games)
     else:
@@ -94,6 +98,15 @@ def act_on_state(agent: Agent, state: core.State, games: np.ndarray | None = Non
     mask = state.legal_action_mask[games]
     sub = state.take(games) if getattr(agent, "needs_state", False) else None
     return np.asarray(agent.act(obs, mask, sub), dtype=np.int64)
+
+
+def _game_indices(games, batch: int) -> np.ndarray:
+    """``games`` checked as indices 0..batch-1: an int64 vector (what callers pass in the hot loops)
+    by its range alone, anything else by ``check_indices`` (which also names a repeat)."""
+    if type(games) is np.ndarray and games.dtype == np.int64 and games.ndim == 1:
+        if not games.size or (games.min() >= 0 and games.max() < batch):
+            return games
+    return check_indices("games", games, batch)
 
 
 def act_on_env(agent: Agent, env) -> int:

@@ -10,32 +10,43 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 
 from aos_env import core
-from aos_env.checks import MAX_SEED, ArgumentError, check_batch_memory, check_output_file, int_arg, seed_arg
+from aos_env.checks import (
+    MAX_SEED, ArgumentError, check_batch_memory, check_output_file, check_output_folder, int_arg, seed_arg,
+)
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+from aos_env.core.api import MAX_MAX_TURNS
+from aos_env.files import same_file, write_text
 
-from .registry import SPEC_HELP, make_agent
-from .tournament import RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
+from .bot import SHIPPED, SHIPPED_V2
+from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
+from .tournament import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
+
+#: How the replays of --replays are named: game i is REPLAY_NAME.format(i).
+REPLAY_NAME = "game_{:05d}.json"
+_REPLAY_FILE = re.compile(r"game_([0-9]{5,})\.json")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m agents.evaluate") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m agents.evaluate",
+        prog=prog,
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
         epilog=f"Agent specs: {SPEC_HELP}. Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")
-    p.add_argument("--games", type=int_arg(1), default=1000, help="number of games (default: 1000)")
+    p.add_argument("--games", type=int_arg(1, MAX_GAMES), default=1000,
+                   help=f"number of games, 1..{MAX_GAMES:,} (default: 1000)")
     p.add_argument("--seed", type=seed_arg, default=0,
                    help="seed for the games and the agents, 0..2**63-1 (default: 0); games play seeds "
                    "seed..seed+games-1")
     p.add_argument("--batch", type=int_arg(1), default=256,
                    help="games played at once on the batched engine (default: 256; lower it for mc)")
-    p.add_argument("--max-turns", type=int_arg(1), default=core.DEFAULT_MAX_TURNS,
+    p.add_argument("--max-turns", type=int_arg(1, MAX_MAX_TURNS), default=core.DEFAULT_MAX_TURNS,
                    help=f"turn limit per game, over all players (default: {core.DEFAULT_MAX_TURNS})")
     p.add_argument("--json", type=Path, default=Path("tournament.json"),
                    help="where to write the results as JSON (default: tournament.json)")
@@ -57,27 +68,32 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
     a problem is a usage error (``parser.error``). Returns the agents' names and the agents."""
     if len(args.agents) < 2:
         parser.error(f"give at least two agents, got {len(args.agents)}: {' '.join(args.agents)}")
+    try:
+        check_batch_memory("--games", args.games, RESULT_BYTES_PER_GAME)
+        check_batch_memory("--batch", min(args.batch, args.games), BYTES_PER_GAME)
+    except ArgumentError as e:
+        parser.error(str(e))
     last_seed = args.seed + max(args.games - 1, AGENT_SEED_STEP * len(args.agents))
     if last_seed > MAX_SEED:
         parser.error(f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
                      f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
                      f"got {args.seed}")
-    if args.leaderboard is not None:
-        from .leaderboard import load
+    try:
+        check_output_file("--json", args.json)
+        if args.replays is not None:
+            check_output_folder("--replays", args.replays)
+        if args.leaderboard is not None:
+            from .leaderboard import PAIR_SEPARATOR, load
 
-        try:
             check_output_file("--leaderboard", args.leaderboard)
             load(args.leaderboard)
-        except ArgumentError as e:
-            parser.error(str(e))
-    if args.replays is not None and args.replays.exists() and not args.replays.is_dir():
-        parser.error(f"argument --replays: {args.replays} exists and is not a folder")
-    try:
-        check_batch_memory("--games", args.games, RESULT_BYTES_PER_GAME)
-        check_batch_memory("--batch", min(args.batch, args.games), BYTES_PER_GAME)
-        check_output_file("--json", args.json)
+            for spec in args.agents:
+                if PAIR_SEPARATOR in spec:  # the leaderboard keys its pairs "a vs b"
+                    raise ArgumentError(f"--leaderboard: agent spec {spec!r} contains {PAIR_SEPARATOR!r}, which "
+                                        "the leaderboard uses between the two agents of a pair")
     except ArgumentError as e:
         parser.error(str(e))
+    check_outputs(parser, args)
     names, agents = [], []
     for i, spec in enumerate(args.agents):
         base = spec.split("#")[0]
@@ -90,8 +106,45 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
     return names, agents
 
 
-def main(argv: list[str] | None = None) -> dict:
-    parser = build_parser()
+def agent_files(specs: list[str]) -> list[Path]:
+    """The files the agents are read from: those the specs name (models, bot files) and the shipped
+    bot files (``bot``, ``bot-v2``, ``search`` and the bot-guided searches read them)."""
+    files = [*SHIPPED.values(), *SHIPPED_V2.values()]
+    for spec in specs:
+        try:
+            name, _ = parse_spec(spec)
+        except ArgumentError:
+            continue  # make_agent reports it
+        if name not in NAMES:
+            files.append(Path(name))
+    return files
+
+
+def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """No output is an input or another output: --json, the leaderboard and its table, the replays
+    (REPLAY_NAME in --replays) and the agent files must all be different files."""
+    outputs: list[tuple[str, Path]] = [("--json", args.json)]
+    if args.leaderboard is not None:
+        table = args.leaderboard.with_suffix(".md")
+        if same_file(table, args.leaderboard):
+            parser.error(f"argument --leaderboard: its table is written beside it, as the same path with .md: give "
+                         f"a .json path, got {str(args.leaderboard)!r}")
+        outputs += [("--leaderboard", args.leaderboard), ("--leaderboard's table", table)]
+    for i, (what, path) in enumerate(outputs):
+        for other, earlier in outputs[:i]:
+            if same_file(path, earlier):
+                parser.error(f"argument {what}: {str(path)!r} is also {other}; give another path")
+        for model in agent_files(args.agents):
+            if same_file(path, model):
+                parser.error(f"argument {what}: {str(path)!r} is an agent file of this tournament; give another path")
+        replay = _REPLAY_FILE.fullmatch(path.name)
+        if args.replays is not None and replay and int(replay[1]) < args.games and same_file(path.parent, args.replays):
+            parser.error(f"argument {what}: {str(path)!r} is the replay of game {int(replay[1])} (--replays); give "
+                         "another path")
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluate") -> dict:
+    parser = build_parser(prog)
     args = parser.parse_args(argv)
     names, agents = check_args(parser, args)
     t = time.perf_counter()
@@ -103,8 +156,7 @@ def main(argv: list[str] | None = None) -> dict:
     summary["seed"] = args.seed
     summary["agent_specs"] = dict(zip(names, args.agents))
     print(format_table(summary))
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(summary, indent=2))
+    write_text(args.json, json.dumps(summary, indent=2))  # atomic: a crash leaves a previous file whole
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")
     if args.leaderboard is not None:
         from .leaderboard import update
@@ -113,7 +165,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"leaderboard updated: {args.leaderboard} (table: {md})")
     if args.replays is not None:
         for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
-            replay.save(args.replays / f"game_{g:05d}.json")
+            replay.save(args.replays / REPLAY_NAME.format(g))
         print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.replay FILE shows one)")
     return summary
 

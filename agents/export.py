@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from aos_env import core
 from aos_env.checks import ArgumentError, check_file, check_output_file
+from aos_env.files import atomic_path, same_file
 
 from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
 
@@ -30,6 +32,8 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     out = check_output_file("out", out)
     if out.suffix.lower() != ".npz":
         raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
+    if isinstance(model, (str, os.PathLike)) and same_file(model, out):
+        raise ArgumentError(f"out {str(out)!r} is the model file itself: give another path for the bot file")
     if not hasattr(model, "policy"):
         from sb3_contrib import MaskablePPO
 
@@ -48,13 +52,18 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
                                ("vf", pol.mlp_extractor.value_net, pol.value_net)):
         linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
         for i, lin in enumerate(linears):
-            arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
-            arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
+            with np.errstate(over="ignore"):  # a weight float16 cannot hold becomes inf, refused below
+                arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
+                arrays[f"{prefix}_b{i}"] = lin.bias.detach().cpu().numpy().astype(dtype)
+    bad = [name for name, arr in arrays.items() if not np.isfinite(arr).all()]
+    if bad:  # the loader refuses such a file: write none (float16 turns weights above 65504 into inf)
+        hint = "; float16 holds at most 65504: try without --float16" if np.dtype(dtype) == np.float16 else ""
+        raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights{hint}")
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
             "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
             "info": info or {}}
-    out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)
+    with atomic_path(out) as tmp:  # a crash or a full disk leaves a previous bot file whole; tmp ends in .npz
+        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
     return out
 
 

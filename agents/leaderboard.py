@@ -20,12 +20,14 @@ from pathlib import Path
 import numpy as np
 
 from aos_env.checks import ArgumentError
+from aos_env.files import atomic_path, same_file
 
 from .tournament import elo_ratings
 
 FORMAT, VERSION = "aos-leaderboard", 1
 BOOTSTRAP = 200  # refits for the confidence intervals
-_SEP = " vs "
+PAIR_SEPARATOR = _SEP = " vs "  # between the two agents of a pair's key
+PLAYER_COUNTS = ("2", "3", "4")  # the tables' keys
 
 
 def empty() -> dict:
@@ -39,11 +41,34 @@ def load(path: Path) -> dict:
         return empty()
     try:
         board = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ArgumentError(f"leaderboard {str(path)!r} is not a leaderboard file: {e}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise ArgumentError(f"leaderboard {str(path)!r} is not a leaderboard file: {type(e).__name__}: "
+                            f"{str(e)[:80]}") from None
     if not isinstance(board, dict) or board.get("format") != FORMAT or board.get("version") != VERSION:
         raise ArgumentError(f"leaderboard {str(path)!r} is not a {FORMAT} file of version {VERSION}")
+    problem = _board_problem(board)
+    if problem:
+        raise ArgumentError(f"leaderboard {str(path)!r}: {problem}")
     return board
+
+
+def _board_problem(board: dict) -> str:
+    """What is wrong with a leaderboard's tables and runs ("" if nothing): each table a player count
+    2..4 with pairs "a vs b" (names in order) of two win counts >= 0; runs a list of objects."""
+    tables, runs = board.get("tables"), board.get("runs")
+    if not isinstance(tables, dict) or not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        return "'tables' must be an object and 'runs' a list of objects"
+    for size, table in tables.items():
+        if size not in PLAYER_COUNTS or not isinstance(table, dict) or not isinstance(table.get("pairs"), dict):
+            return f"table {size[:20]!r} must be a player count ({', '.join(PLAYER_COUNTS)}) holding 'pairs'"
+        for key, wins in table["pairs"].items():
+            names = key.split(_SEP)
+            if len(names) != 2 or not all(names) or names[0] >= names[1]:
+                return f"pair {key[:60]!r} must be two agents 'a{_SEP}b', a before b"
+            if not (isinstance(wins, list) and len(wins) == 2
+                    and all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in wins)):
+                return f"pair {key[:60]!r} must hold two win counts >= 0, got {wins!r:.60}"
+    return ""
 
 
 def add_run(board: dict, summary: dict, specs: dict[str, str]) -> dict:
@@ -114,9 +139,13 @@ def markdown(board: dict) -> str:
 def update(path: Path, summary: dict, specs: dict[str, str]) -> Path:
     """Add a run to the leaderboard file ``path`` and rewrite its Markdown beside it; returns that path."""
     path = Path(path)
-    board = add_run(load(path), summary, specs)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(board, indent=1), encoding="utf-8")
     md = path.with_suffix(".md")
-    md.write_text(markdown(board), encoding="utf-8")
+    if same_file(md, path):
+        raise ArgumentError(f"leaderboard {str(path)!r}: its table is written beside it with .md; give a .json path")
+    board = add_run(load(path), summary, specs)
+    board_text, table_text = json.dumps(board, indent=1), markdown(board)  # both made before either is written
+    # each written to a temporary file and renamed into place: a crash or a full disk leaves the previous ones whole
+    with atomic_path(path) as board_tmp, atomic_path(md) as table_tmp:
+        board_tmp.write_text(board_text, encoding="utf-8")
+        table_tmp.write_text(table_text, encoding="utf-8")
     return md

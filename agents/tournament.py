@@ -4,6 +4,8 @@
 one call, for the actions of all games where one of its seats must choose.
 ``summarise`` turns the outcomes into win rates with 95% confidence
 intervals, a head-to-head table and Elo-style ratings.
+
+The command is ``python -m agents.evaluate`` (``python -m agents.tournament`` is the same command).
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ from .base import act_on_state
 #: Memory of one game's entry in Results (lineup, scores, winner, turns, seed; 4 players), and
 #: the lineup being built.
 RESULT_BYTES_PER_GAME = 2 * 8 * (2 * 4 + 3)
+#: Most games one tournament plays: a billion games is weeks of play on this engine, and their
+#: results alone would take 176 GB.
+MAX_GAMES = 10**9
 
 
 @dataclass
@@ -83,7 +88,7 @@ def play_games(
         if not callable(getattr(a, "act", None)):
             raise fail(f"agents[{i}]", "an agent (with an act method)", a)
     num_players = check_int("num_players", num_players, 2, 4)
-    games = check_int("games", games, 1)
+    games = check_int("games", games, 1, MAX_GAMES)
     check_batch_memory("games", games, RESULT_BYTES_PER_GAME)  # the results of all games stay in memory
     seeds = check_seeds("seed", seed, games)
     batch_size = check_int("batch_size", batch_size, 1)
@@ -277,3 +282,9 @@ def format_table(summary: dict) -> str:
             cells = "".join(f"{'-':>13}" if b == a or row.get(b) is None else f"{row[b]:>13.1%}" for b in names)
             lines.append(f"{a:<28}{cells}")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # the command is agents.evaluate's, under this name too
+    from .evaluate import main
+
+    main(prog="python -m agents.tournament")

@@ -201,6 +201,9 @@ class raw_env(AECEnv):
         """Play ``action`` for the acting agent (``None`` once the agent is done)."""
         if self._game is None:
             self._require_game()
+        if not self.agents:  # PettingZoo: step(None) removes a done agent; with none left the game is over
+            raise RuntimeError("every agent is done and removed (step(None) removes a done agent): the game is over, "
+                               "call reset() to play another")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

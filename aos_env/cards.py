@@ -72,6 +72,26 @@ SPECIALS = {
     "baal": "action:conquest",
 }
 
+# ---- bounds on the card file's integers ------------------------------------------------------
+# The engine adds them up in fixed-size integers: a player's totals over the spirits in play (icons,
+# points, bonuses, game-end VP per unit) are int16 (core.state.STAT_DTYPE), a final score int32
+# (VP chips + points + game-end VP per unit x units). Each bound keeps every such sum in range even
+# if one player had all 110 cards in play; a file outside them is refused, naming card and field.
+#: Largest per-copy value: an icon count, the points, every effect number (bonus or game-end VP).
+MAX_PER_COPY = 99
+#: Most copies of one kind: every other kind has at least one of the 110 cards.
+MAX_COPIES = TOTAL_CARDS - (NUM_KINDS - 1)
+#: Most symbols in a cost: more than every card of the game could never be paid.
+MAX_COST_SYMBOLS = TOTAL_CARDS
+_INT16_MAX = int(np.iinfo(np.int16).max)
+_INT32_MAX = int(np.iinfo(np.int32).max)
+#: The largest total of one column of a player's stats, and the largest card-made part of a final score:
+#: printed points, plus VP per unit x units for the five icons and full icon sets (up to a total each),
+#: stones (at most every card) and faith (at most 10, R1.4).
+_MOST_TOTAL = TOTAL_CARDS * MAX_PER_COPY
+_MOST_CARD_SCORE = _MOST_TOTAL + (len(ICONS) + 1) * _MOST_TOTAL**2 + _MOST_TOTAL * (TOTAL_CARDS + 10)
+assert _MOST_TOTAL <= _INT16_MAX and _MOST_CARD_SCORE <= _INT32_MAX // 2, "the bounds must fit the engine's dtypes"
+
 _REQUIRED = {
     "id": str, "name": str, "colour": str, "copies": int, "cost": str, "icons": dict,
     "points": int, "timing": str, "optional": bool, "text": str, "effect": dict,
@@ -186,18 +206,17 @@ def _check_card(i: int, card: Any) -> None:
         raise _fail(where, "id", f"expected 'AS{i + 1:03d}' (cards are listed in id order)")
     if card["colour"] not in COLOURS:
         raise _fail(where, "colour", f"unknown colour {card['colour']!r}; allowed: {', '.join(COLOURS)}")
+    if len(card["cost"]) > MAX_COST_SYMBOLS:
+        raise _fail(where, "cost", f"has {len(card['cost'])} symbols; allowed: at most {MAX_COST_SYMBOLS}")
     bad = [s for s in card["cost"] if s not in COLOUR_SYMBOLS + ANY_SYMBOL]
     if bad:
-        raise _fail(where, "cost", f"bad symbol {bad[0]!r} in {card['cost']!r}; allowed: K G R Y U *")
+        raise _fail(where, "cost", f"bad symbol {bad[0]!r} in {card['cost']!r:.60}; allowed: K G R Y U *")
     for icon, n in card["icons"].items():
         if icon not in ICONS:
             raise _fail(where, "icons", f"unknown icon {icon!r}; allowed: {', '.join(ICONS)}")
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise _fail(where, "icons", f"count of {icon!r} must be a whole number >= 0, got {n!r}")
-    if card["points"] < 0:
-        raise _fail(where, "points", f"must be >= 0, got {card['points']}")
-    if card["copies"] < 1:
-        raise _fail(where, "copies", f"must be >= 1, got {card['copies']}")
+        _check_count(where, "icons", n, 0, MAX_PER_COPY, what=f"count of {icon!r}")
+    _check_count(where, "points", card["points"], 0, MAX_PER_COPY)
+    _check_count(where, "copies", card["copies"], 1, MAX_COPIES)
     if card["timing"] not in TIMINGS:
         raise _fail(where, "timing", f"unknown timing {card['timing']!r}; allowed: {', '.join(TIMINGS)}")
     _check_effect(where, card["timing"], card["effect"])
@@ -232,8 +251,15 @@ def _check_effect(where: str, timing: str, effect: dict) -> None:
     else:
         raise _fail(where, "effect", f"timing {timing!r} needs a special ability")
     for key, value in effect.items():
-        if key != "score_per" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise _fail(where, "effect", f"{key} must be a whole number >= 0, got {value!r}")
+        if key != "score_per":
+            _check_count(where, "effect", value, 0, MAX_PER_COPY, what=key)
+
+
+def _check_count(where: str, fld: str, value: Any, low: int, high: int, what: str = "") -> None:
+    """A whole number in ``low..high`` (the bounds that keep the engine's sums in their dtypes);
+    ``what``: the part of the field it is (an icon's count, an effect's key)."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise _fail(where, fld, f"{what + ' ' if what else ''}must be a whole number {low}..{high}, got {value!r:.40}")
 
 
 def parse_cards(data: dict, source: str = "<data>") -> CardSet:

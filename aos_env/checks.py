@@ -49,6 +49,7 @@ import functools
 import math
 import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any, Callable, Collection, Iterable, Sequence
 
@@ -405,11 +406,14 @@ def check_file(name: str, value: Any) -> Path:
 
 
 def check_output_file(name: str, value: Any) -> Path:
-    """A path a file can be written to: not a folder, and no existing file where a folder
-    would have to be; the folders that do not exist yet are created by the writer."""
+    """A path a file can be written to: not a folder nor a device or pipe (files are written to a
+    temporary name and renamed into place, which would replace one), and no existing file where a
+    folder would have to be; the folders that do not exist yet are created by the writer."""
     path = _as_path(name, value)
     if path.is_dir():
         raise fail(name, "a file path, not a folder", str(value))
+    if path.exists() and not path.is_file():
+        raise fail(name, "a path to a regular file (not a device, a pipe or a socket)", str(value))
     _check_folder_possible(name, path.parent, value)
     return path
 
@@ -426,9 +430,19 @@ def _check_folder_possible(name: str, folder: Path, value: Any) -> None:
         if p.exists():
             if not p.is_dir():
                 raise fail(name, f"a path whose folders can be created ({str(p)!r} is a file)", str(value))
-            if not os.access(p, os.W_OK | os.X_OK):
+            if not os.access(p, os.W_OK | os.X_OK) or not _can_create_in(p):
                 raise fail(name, f"a path whose folders can be written ({str(p)!r} is not writable)", str(value))
             return
+
+
+def _can_create_in(folder: Path) -> bool:
+    """True if a file can be created in ``folder``: tried (an unnamed temporary file, gone at once),
+    since os.access says yes to root everywhere, /proc and read-only mounts included."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 # ---- command lines ------------------------------------------------------------------
@@ -480,6 +494,8 @@ def float_arg(low: float | None = None, high: float | None = None, **kw) -> Call
 
 #: argparse type: a seed, 0..2**63-1.
 seed_arg = arg_type(lambda text: parse_int_text("value", text, 0, MAX_SEED), "seed")
+#: argparse type: a path a file can be written to (``check_output_file``), checked before the command works.
+output_file_arg = arg_type(lambda text: check_output_file("value", text), "path")
 
 
 def int_list_arg(low: int | None = None, high: int | None = None) -> Callable[[str], list[int]]:

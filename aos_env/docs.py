@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .cards import BONUS_FIELDS, COLOURS, ICONS, SCORE_SOURCES, CardSet, bonus_row, load_cards
+from .cards import (
+    BONUS_FIELDS, COLOURS, ICONS, MAX_COPIES, MAX_COST_SYMBOLS, MAX_PER_COPY, SCORE_SOURCES, TOTAL_CARDS, CardSet,
+    bonus_row, load_cards,
+)
 from .core.constants import MAX_PLAYERS
 from .core.obs_layout import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
 
@@ -70,6 +73,19 @@ def cards_markdown(cards: CardSet | None = None) -> str:
         " of " + ", ".join(f"`{s}`" for s in SCORE_SOURCES) + " (`icon_set`: full sets of the five icons).",
         "- Special abilities: `{ special = <name> }`, each with its required timing: "
         + ", ".join(f"`{n}`" for n in sorted(cards.special)) + ".",
+        "",
+        "## Bounds on the numbers",
+        "",
+        "The engine adds a card file's numbers up in fixed-size integers (a player's totals over the",
+        "spirits in play are 16-bit, a final score 32-bit), so `load_cards` refuses a number outside",
+        "the range that keeps every such sum in range, with an error naming the file, the card, the",
+        "field and the range (`aos_env.cards.MAX_PER_COPY` and the constants beside it):",
+        "",
+        "| field | allowed |",
+        "|---|---|",
+        f"| each icon count, `points`, every number in `effect` (bonuses, game-end `vp`) | 0..{MAX_PER_COPY} |",
+        f"| `copies` | 1..{MAX_COPIES} (all kinds add up to {TOTAL_CARDS}) |",
+        f"| `cost` | at most {MAX_COST_SYMBOLS} symbols |",
         "",
     ]
     return "\n".join(lines)

@@ -45,3 +45,16 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> Path:
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
     return Path(path)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """True if ``a`` and ``b`` name one file: the same path once resolved (symbolic links followed), or,
+    where both exist, the same file on disk (a hard link). An output that is an input is refused
+    with it, before anything is written."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.resolve() == b.resolve():
+            return True
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a path the system cannot take
+        return False

@@ -43,6 +43,17 @@ it would add (which card went where since a reshuffle, the cards you gave
 in an Inquisition, R9.2) the engine does not report, since zones are counts
 by kind. ``resample_from_infostate`` samples the hidden cards uniformly
 given that information state.
+
+**Serialization: a text of parameters and actions, no pickle.** For a Python game OpenSpiel's own
+``State.serialize`` pickles the state's attributes, and ``Game.deserialize_state`` unpickles its
+input: a crafted string runs code. This game replaces both, as OpenSpiel's C++ games do:
+``state.serialize()`` is a plain text of the game's parameters, the deal's engine seed and the
+action history (and the worlds ``resample_from_infostate`` drew), and ``game.deserialize_state(text)``
+parses it strictly and replays it; a text that is not one (OpenSpiel's pickle-based one included)
+is an ArgumentError, and nothing in it is ever unpickled or run. The overrides reach Python
+callers only: OpenSpiel's C++ functions that serialize a Python state themselves,
+``pyspiel.deserialize_game_and_state`` and ``pickle.loads`` of a pyspiel state, still use
+OpenSpiel's pickle-based format and must never be given a string from anyone you do not trust.
 """
 
 from __future__ import annotations
@@ -55,6 +66,7 @@ import pyspiel
 
 from . import checks, core
 from .cards import TOTAL_CARDS
+from .core.phases import DECISIONS
 from .determinise import determinise, fresh_streams
 from .render import agent_name, describe_action
 
@@ -90,9 +102,10 @@ DECISIONS_PER_TURN = ONE_OFF_DECISIONS + 2 * (TOTAL_CARDS + TOTAL_CARDS)
 MAX_MAX_TURNS = (2**31 - 1) // DECISIONS_PER_TURN - MAX_PLAYERS
 
 OWN_ACTIONS_SHAPE = (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
-#: Phase value -> its row of ``own_actions``: the decisions in enum order (the rows of the first
-#: decisions are their values; the decisions added later follow them).
-_DECISION_ROW = {int(p): i for i, p in enumerate(core.phases.DECISIONS)}
+#: Row of each decision in the own-action counts: its place among the decisions (``core.phases.DECISIONS``),
+#: not its phase value (the decisions added later, Nightmare's question and the Homunculus flip, have
+#: values past the others').
+_DECISION_ROW = {int(ph): i for i, ph in enumerate(DECISIONS)}
 OWN_ACTIONS_SCALE = 10.0  # the information state holds own-decision counts / 10
 INFO_STATE_DIM = core.OBS_DIM + OWN_ACTIONS_SHAPE[0] * OWN_ACTIONS_SHAPE[1]
 
@@ -134,6 +147,16 @@ _GAME_INFO = game_info(DEFAULT_PLAYERS, DEFAULT_MAX_TURNS)  # the defaults'; eac
 
 #: Highest rng_seed: OpenSpiel's game parameters are C++ ints.
 MAX_RNG_SEED = 2**31 - 1
+
+# ---- the serialized state: a text, replayed ------------------------------------------------
+#: First line of a serialized state, with the version of its format.
+SERIAL_HEADER = f"{GAME_NAME} state 1"
+#: Words of the seed of one resampled world (``resample_from_infostate``), each 0..2**32-1.
+RESAMPLE_WORDS = 4
+_WORD_MAX = 2**32 - 1
+#: Characters a serialized state may have per move of the longest game (a move with a resample
+#: line takes about 60): a longer text is refused before it is parsed.
+SERIAL_CHARS_PER_MOVE = 64
 
 
 def _int_param(params: dict, name: str, low: int, high: int | None = None) -> int:
@@ -186,6 +209,15 @@ class AgeOfSummonersGame(pyspiel.Game):
         self._deals += 1
         return seed
 
+    def deserialize_state(self, text: str) -> "AgeOfSummonersState":
+        """The state ``state.serialize()`` wrote, rebuilt by replaying it: the deal with its seed (this
+        game object's deal count is not used), every action, every resampled world. Safe for a text
+        from anyone: it is parsed as numbers and played through the checked engine, never unpickled.
+        ArgumentError for a text that is not a serialized state of a game of these parameters, or whose
+        actions cannot be played (OpenSpiel's pickle-based text for Python games is refused too)."""
+        parsed = _parse_serialized(text, self.num_players(), self.max_turns, self.max_game_length())
+        return AgeOfSummonersState.replay(self, *parsed)
+
 
 class _Engine:
     """Holds a game's engine state (a batch of one). OpenSpiel clones a Python state by
@@ -211,6 +243,9 @@ class AgeOfSummonersState(pyspiel.State):
         self._own_actions = np.zeros((self._num_players, *OWN_ACTIONS_SHAPE), dtype=np.int32)
         self._returns = [0.0] * self._num_players
         self._obs_cache: dict[int, np.ndarray] = {}  # player -> core.observe of the current position
+        # the worlds resample_from_infostate drew into this state: (history length, player, seed words)
+        self._resamples: list[tuple[int, int, tuple[int, ...]]] = []
+        self._deal_seed: int | None = None  # set by a replay: the seed the deal must use
 
     # -- read access ---------------------------------------------------------------
     @property
@@ -291,7 +326,8 @@ class AgeOfSummonersState(pyspiel.State):
         if self._engine is None:  # the deal: a sampled chance outcome
             if action != DEAL:
                 self._refuse(action)
-            self._seed = self.get_game().next_deal_seed()
+            self._seed = self._deal_seed if self._deal_seed is not None else self.get_game().next_deal_seed()
+            self._deal_seed = None
             self._engine = _Engine(core.init(1, self._num_players, seed=self._seed, max_turns=self._max_turns))
             return
         if self._over():  # core.step would ignore the action (and zero the rewards)
@@ -333,18 +369,122 @@ class AgeOfSummonersState(pyspiel.State):
         world = self.clone()
         if self._engine is None:  # nothing dealt: any world is a new deal
             return world
-        rng = np.random.default_rng([_sample_word(probability_sampler) for _ in range(4)])
-        s = world.engine_state
-        determinise(s, np.array([player_id]), rng)
-        fresh_streams(s, rng)
-        world._obs_cache.clear()  # the other players' views changed
+        world._resample(int(player_id), tuple(_sample_word(probability_sampler) for _ in range(RESAMPLE_WORDS)))
         return world
+
+    def _resample(self, player: int, words: tuple[int, ...]) -> None:
+        """Redeal what ``player`` cannot see and draw a fresh stream, from ``words`` (in place); kept in
+        ``_resamples`` so that ``serialize`` can say where and how."""
+        rng = np.random.default_rng(list(words))
+        s = self._engine.state
+        determinise(s, np.array([player]), rng)
+        fresh_streams(s, rng)
+        self._obs_cache.clear()  # the other players' views changed
+        self._resamples.append((len(self.history()), player, words))
+
+    # -- serialization: parameters and actions as text, replayed (module docstring) ------------
+    def serialize(self) -> str:
+        """The state as plain text: the game's parameters, the deal's engine seed, the action history and
+        the resampled worlds. ``game.deserialize_state(text)`` replays it into an equal state. (This
+        replaces OpenSpiel's pickle of a Python state's attributes; OpenSpiel's C++ functions that
+        serialize a state themselves still pickle.)"""
+        lines = [SERIAL_HEADER, f"players {self._num_players}", f"max_turns {self._max_turns}",
+                 f"seed {'none' if self._seed is None else self._seed}",
+                 " ".join(["history", *map(str, self.history())])]
+        lines += [" ".join(map(str, ("resample", at, player, *words))) for at, player, words in self._resamples]
+        return "\n".join(lines)
+
+    @classmethod
+    def replay(cls, game: AgeOfSummonersGame, seed: int | None, history: list[int],
+               resamples: list[tuple[int, int, tuple[int, ...]]]) -> "AgeOfSummonersState":
+        """A new state of ``game`` that plays ``history`` (the deal first, with engine seed ``seed``) and
+        draws each resampled world where it was drawn. ArgumentError naming the first move that
+        cannot be played."""
+        state = game.new_initial_state()
+        pending = list(resamples)
+        for i, action in enumerate(history):
+            while pending and pending[0][0] == i:
+                state._resample(pending[0][1], pending.pop(0)[2])
+            if i == 0:
+                state._deal_seed = seed
+            try:
+                state.apply_action(action)
+            except (ValueError, pyspiel.SpielError) as e:
+                raise checks.ArgumentError(f"{GAME_NAME}: serialized state: move {i}, action {action}, cannot be "
+                                           f"played: {e}") from None
+        for _, player, words in pending:  # drawn after the last move
+            state._resample(player, words)
+        return state
 
     def __str__(self) -> str:
         """The whole state, hidden cards included (for debugging; OpenSpiel compares clones by it)."""
         if self._engine is None:
             return f"Age of Summoners, {self._num_players} players: the cards are not dealt yet"
         return full_text(self._engine.state, self._seed)
+
+
+def _parse_serialized(text: str, players: int, max_turns: int,
+                      max_length: int) -> tuple[int | None, list[int], list[tuple[int, int, tuple[int, ...]]]]:
+    """(seed, history, resamples) of a serialized state, every field checked against the game that
+    reads it (``players``, ``max_turns``, ``max_length`` moves after the deal)."""
+    what = f"{GAME_NAME}: serialized state"
+    if not isinstance(text, str):
+        raise checks.fail(what, "a str (from state.serialize())", text)
+    most = (max_length + 2) * SERIAL_CHARS_PER_MOVE
+    if len(text) > most:
+        raise checks.ArgumentError(f"{what}: {len(text):,} characters, more than the longest game takes ({most:,})")
+    lines = text.removesuffix("\n").split("\n")  # a file's final newline is no line
+    if lines[0] != SERIAL_HEADER:
+        raise checks.ArgumentError(
+            f"{what} must start with {SERIAL_HEADER!r} (a text from state.serialize()), got {lines[0][:60]!r}; "
+            "OpenSpiel's pickle-based text for Python games is never read")
+    if len(lines) < 5:
+        raise checks.ArgumentError(f"{what}: expected the lines players, max_turns, seed and history, "
+                                   f"got {len(lines) - 1} line(s)")
+
+    def field(line: str, key: str) -> list[str]:
+        words = line.split(" ")
+        if words[0] != key:
+            raise checks.ArgumentError(f"{what}: expected a line {key!r}, got {line[:60]!r}")
+        return words[1:]
+
+    def number(word: str, name: str, low: int, high: int) -> int:
+        try:
+            return checks.parse_int_text(name, word, low, high)
+        except checks.ArgumentError as e:
+            raise checks.ArgumentError(f"{what}: {e}") from None
+
+    def one(line: str, key: str) -> str:
+        words = field(line, key)
+        if len(words) != 1:
+            raise checks.ArgumentError(f"{what}: line {key!r} must hold one value, got {line[:60]!r}")
+        return words[0]
+
+    for key, want in (("players", players), ("max_turns", max_turns)):
+        got = number(one(lines[1 if key == "players" else 2], key), key, 1, checks.MAX_SEED)
+        if got != want:
+            raise checks.ArgumentError(f"{what}: it is of a game with {key} {got}, this game has {want}: "
+                                       f"deserialize it with a game of its parameters")
+    seed_text = one(lines[3], "seed")
+    seed = None if seed_text == "none" else number(seed_text, "seed", 0, checks.MAX_SEED)
+    history = [number(w, "action", 0, core.NUM_ACTIONS - 1) for w in field(lines[4], "history") if w != ""]
+    if len(history) > max_length + 1:
+        raise checks.ArgumentError(f"{what}: {len(history):,} moves, more than a game of these parameters can "
+                                   f"have ({max_length + 1:,})")
+    if (seed is None) != (not history):
+        raise checks.ArgumentError(f"{what}: a seed goes with a dealt game (history starting with the deal, "
+                                   f"{DEAL}), 'none' with an empty history")
+    resamples, last = [], 1
+    for line in lines[5:]:
+        words = field(line, "resample")
+        if len(words) != 2 + RESAMPLE_WORDS:
+            raise checks.ArgumentError(f"{what}: a resample line holds the move, the player and {RESAMPLE_WORDS} "
+                                       f"seed words, got {line[:60]!r}")
+        at = number(words[0], "resample move", last, len(history))
+        player = number(words[1], "resample player", 0, players - 1)
+        resamples.append((at, player, tuple(number(w, "resample seed word", 0, _WORD_MAX) for w in words[2:])))
+        last = at
+    return seed, history, resamples
 
 
 def _sample_word(sampler: Callable[[], float]) -> int:
@@ -456,7 +596,7 @@ class AgeOfSummonersObserver:
         text = " ".join(parts)
         if self.info_state:
             counts = state.own_action_counts(player)
-            own = [f"{core.Phase(ph).name}/{core.ACTION_NAMES[a]} x{counts[ph, a]}" for ph, a in np.argwhere(counts)]
+            own = [f"{DECISIONS[row].name}/{core.ACTION_NAMES[a]} x{counts[row, a]}" for row, a in np.argwhere(counts)]
             text += " | own actions: " + (", ".join(own) if own else "-")
         return text
 

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aos_env.checks import float_arg, int_arg, int_list_arg
+from aos_env.checks import ArgumentError, check_output_folder, float_arg, int_arg, int_list_arg
+from aos_env.files import atomic_path, write_text
 
 from . import aec, compile_time, engine_throughput, one_game, openspiel, training
 from .engine_throughput import median_of
@@ -71,14 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The files a run writes into --out.
+RESULT_FILES = ("results.json", "table.md", "throughput.png")
+
+
 def main(argv: list[str] | None = None) -> dict:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:  # before measuring: a run takes minutes
+        check_output_folder("--out", args.out)
+    except ArgumentError as e:
+        parser.error(str(e))
     if args.quick:
         args.seconds, args.repeats, args.train_steps, args.one_game_calls = 0.3, 1, 4096, 500
         args.train_envs = 64
         args.batches = [b for b in args.batches if b <= 1024] or [1]
         args.skip_compile = True
-    args.out.mkdir(parents=True, exist_ok=True)
     res: dict = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
                              "machine": platform.machine()},
                  "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
@@ -146,10 +155,11 @@ def main(argv: list[str] | None = None) -> dict:
     res["seconds"] = time.perf_counter() - t0
     table = format_table(res)
     print("\n" + table)
-    (args.out / "results.json").write_text(json.dumps(res, indent=2))
-    (args.out / "table.md").write_text(table + "\n")
-    plot(res, args.out / "throughput.png")
-    print(f"\nwrote {args.out / 'results.json'}, {args.out / 'table.md'} and {args.out / 'throughput.png'}")
+    results, table_md, picture = (args.out / name for name in RESULT_FILES)
+    write_text(results, json.dumps(res, indent=2))  # each atomic: a crash leaves a previous result whole
+    write_text(table_md, table + "\n")
+    plot(res, picture)
+    print(f"\nwrote {results}, {table_md} and {picture}")
     return res
 
 
@@ -215,7 +225,8 @@ def plot(res: dict, path: Path) -> None:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:  # the temporary name keeps the .png that tells matplotlib the format
+        fig.savefig(tmp, dpi=120)
     plt.close(fig)
 
 

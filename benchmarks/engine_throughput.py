@@ -19,6 +19,8 @@ import time
 import numpy as np
 
 from aos_env import core
+from aos_env.checks import output_file_arg
+from aos_env.files import write_text
 
 
 def random_actions(state: core.State, rng: np.random.Generator) -> np.ndarray:
@@ -76,12 +78,11 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--repeats", type=int, default=5, help="runs per batch size; the median is reported")
     p.add_argument("--backend", choices=core.BACKENDS, default=None,
                    help="engine to measure (default: $AOS_BACKEND, else numba)")
-    p.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    p.add_argument("--json", type=output_file_arg, default=None, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
     res = run(args.batches, args.players, args.seconds, args.repeats, args.backend)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"players": args.players, "results": res}, f, indent=2)
+        write_text(args.json, json.dumps({"players": args.players, "results": res}, indent=2))  # atomic
     return res
 
 

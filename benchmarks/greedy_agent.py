@@ -24,6 +24,8 @@ import numpy as np
 
 from agents import GreedyAgent, RandomAgent
 from aos_env import core
+from aos_env.checks import output_file_arg
+from aos_env.files import write_text
 from aos_env.learner_env import LearnerEnv
 
 
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--decisions", type=int, default=4096, help="decisions collected per player count")
     p.add_argument("--env-games", type=int, default=1024, help="games of the training env")
     p.add_argument("--env-steps", type=int, default=200, help="timed learner steps per env run")
-    p.add_argument("--json", help="also write the results to this file")
+    p.add_argument("--json", type=output_file_arg, default=None, help="also write the results to this file")
     args = p.parse_args(argv)
     if min(args.batches) < 1 or args.repeats < 1 or args.decisions < max(args.batches):
         p.error("--batches and --repeats must be >= 1, and --decisions at least the largest batch")
@@ -141,8 +143,7 @@ def main(argv: list[str] | None = None) -> dict:
           f"(act {statistics.median(r['act_share'] for r in runs):.0%} of a step, "
           f"core.observe {statistics.median(r['observe_share'] for r in runs):.0%})")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=2)
+        write_text(args.json, json.dumps(res, indent=2))  # atomic
     return res
 
 

@@ -30,8 +30,10 @@ from collections.abc import Callable
 import numpy as np
 
 from aos_env import core
+from aos_env.checks import output_file_arg
 from aos_env.core import Phase
 from aos_env.core.np_engine import engine as E
+from aos_env.files import write_text
 
 from .engine_throughput import random_actions, restart_finished
 
@@ -140,13 +142,12 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--steps", type=int, default=100, help="engine steps profiled (after 60 warm-up steps)")
     p.add_argument("--seed", type=int, default=0, help="seed of the games and of the random actions")
     p.add_argument("--top", type=int, default=25, help="handlers listed, the costliest first")
-    p.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    p.add_argument("--json", type=output_file_arg, default=None, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
     res = profile(args.batch, args.players, args.steps, args.seed)
     print(report(res, args.top))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(res, f, indent=2)
+        write_text(args.json, json.dumps(res, indent=2))  # atomic
     return res
 
 

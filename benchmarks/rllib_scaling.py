@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aos_env.checks import ArgumentError, check_output_file, check_output_folder, int_arg, int_list_arg
+from aos_env.files import write_text
 
 from .training import TRAIN_SCRIPT, train_module
 
@@ -355,8 +356,7 @@ def _measure(args: argparse.Namespace, configs: list[Config]) -> dict:
         print(f"\nruns kept in {args.out}")
     if args.json is not None:
         try:  # checked before the runs, but a path can pass the check and still fail (e.g. under /proc as root)
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(res, indent=2))
+            write_text(args.json, json.dumps(res, indent=2))  # atomic: a failure leaves a previous file whole
         except OSError as e:
             raise RunFailed(f"cannot write --json {str(args.json)!r} ({e}); the table above has the results") from None
         print(f"wrote {args.json}")

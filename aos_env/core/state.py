@@ -185,7 +185,10 @@ class State:
     # -- the fields stay views into the records ------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
         if name in _FIELD_SET:
-            getattr(self, name)[...] = value
+            view = getattr(self, name)
+            if view.dtype.kind in "iu":  # numpy would wrap what does not fit (2**40 into int32 is 0)
+                _check_fits(name, value, view.dtype)
+            view[...] = value
         elif name in ("num_players", "max_turns", "cards", "records", "_every", "_batch"):
             raise AttributeError(f"State.{name} cannot be changed; make a new state (core.init)")
         else:
@@ -259,6 +262,26 @@ class State:
     def __repr__(self) -> str:
         return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
                 f"max_turns={self.max_turns})")
+
+
+def _check_fits(name: str, value, dtype: np.dtype) -> None:
+    """Refuse a value for an integer field that the field cannot hold exactly: a number out of its
+    dtype's range, a fraction, NaN, text. ArgumentError naming the field; nothing is written."""
+    info = np.iinfo(dtype)
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+    allowed = f"whole numbers {info.min}..{info.max} (state.{name} is {dtype})"
+    if arr.dtype.kind == "b" or not arr.size or np.can_cast(arr.dtype, dtype):
+        return
+    if arr.dtype.kind in "iuf":
+        if arr.dtype.kind == "f" and not (np.isfinite(arr).all() and (arr == np.trunc(arr)).all()):
+            raise ArgumentError(f"state.{name} must hold {allowed}, got a fraction, NaN or an infinity")
+        low, high = arr.min(), arr.max()
+    elif arr.dtype.kind == "O" and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in arr.flat):
+        low, high = min(arr.flat), max(arr.flat)  # Python ints too large for int64
+    else:
+        raise ArgumentError(f"state.{name} must hold {allowed}, got values of dtype {arr.dtype}")
+    if low < info.min or high > info.max:
+        raise ArgumentError(f"state.{name} must hold {allowed}, got {high if high > info.max else low}")
 
 
 def same_cards(a: CardSet, b: CardSet) -> bool:
