@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
@@ -13,13 +12,10 @@ TRAIN_SCRIPT = Path(__file__).resolve().parent.parent / "train.py"
 
 
 def train_module():
-    """train.py as a module (its parser, defaults and helpers)."""
-    root = str(TRAIN_SCRIPT.parent)
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    import train
+    """train.py's code as a module (its parser, defaults and helpers): ``agents.training``."""
+    from agents import training
 
-    return train
+    return training
 
 
 def _train_defaults() -> argparse.Namespace:
