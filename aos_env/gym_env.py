@@ -227,7 +227,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
     def _warn_illegal(self, action: int) -> None:
         """Warn of the first illegal action of this env: a policy that ignores the mask otherwise
         just loses every game."""
-        if self._warned_illegal:
+        if getattr(self, "_warned_illegal", False):  # an env pickled before this attribute has none
             return
         self._warned_illegal = True
         warnings.warn(
