@@ -122,12 +122,12 @@ class raw_env(AECEnv):
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
         obs_space = spaces.Dict({
-            "observation": observation_box(),
+            "observation": observation_box(self.cards, self.max_turns),  # bounds of this card set and turn limit
             "action_mask": mask_box(),
         })
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
-        self.state_space = state_box()
+        self.state_space = state_box(self.cards, self.max_turns)
         self._game: core.State | None = None
         self._rng = np.random.default_rng()
         self._fast = None  # the compiled engine's module, for the one-call step and observation

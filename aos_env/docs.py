@@ -15,8 +15,11 @@ from .cards import (
     BONUS_FIELDS, COLOURS, ICONS, MAX_COPIES, MAX_COST_SYMBOLS, MAX_PER_COPY, SCORE_SOURCES, TOTAL_CARDS, CardSet,
     bonus_row, load_cards,
 )
-from .core.constants import MAX_PLAYERS
-from .core.obs_layout import GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices
+from .core.constants import DEFAULT_MAX_TURNS, MAX_PLAYERS
+from .core.obs_layout import (
+    BOUND_SOURCES, GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices, observation_bounds,
+    raw_bounds, vp_per_turn,
+)
 
 
 def _effect(cards: CardSet, k: int) -> str:
@@ -108,10 +111,25 @@ def observation_markdown() -> str:
         "env). `core.OBS_VERSION` is this layout's version; `core.obs_value(obs, name)` undoes a",
         "slice's scale.",
         "",
+        "**Bounds.** Every entry lies between 0 and a finite high, `core.observation_bounds(cards,",
+        "max_turns)`, the `Box` of the envs' observation spaces: the column *at most* gives it for the",
+        f"shipped cards and the default turn limit ({DEFAULT_MAX_TURNS}), with the raw number it stands for and",
+        "where that comes from (`core.obs_layout.raw_bounds`). The rules cap every count (110 cards,",
+        "faith 10) but not VP chips, which never run out (R1.4): their bound is the most VP the supply",
+        f"can give in one turn ({vp_per_turn(load_cards())} with the shipped cards: one summon or action with every bonus, Cerberus",
+        "and Belial) times the most turns a game lasts, and scores add every printed point and",
+        "game-end bonus at its most. `turn`, `vp` and `score` grow with `max_turns`; the rest depends",
+        "on the card set alone. These are safe limits, not typical values: VP and scores stay far",
+        "below theirs in real games, so a wrapper that rescales by the bounds",
+        "(`gymnasium.wrappers.RescaleObservation`) squeezes those two into a small range; normalise",
+        "by running statistics instead (`NormalizeObservation`, SB3's `VecNormalize`) if that matters.",
+        "The bounds hold for games dealt by `core.init` and played by the rules; a position set up by",
+        "hand (`aos_env.positions`) may hold more.",
+        "",
         "## Global part",
         "",
-        "| slice | name | size | meaning |",
-        "|---|---|---|---|",
+        "| slice | name | size | meaning | at most |",
+        "|---|---|---|---|---|",
     ]
     lines += _layout_rows(GLOBAL_LAYOUT)
     i = GLOBAL_DIM
@@ -123,8 +141,8 @@ def observation_markdown() -> str:
         "after, and so on. Seats the game does not have (2 or 3 players) are all zero. Block `s`",
         f"starts at offset `{i} + s * {SEAT_DIM}`; inside a block:",
         "",
-        "| offset in block | name | size | meaning |",
-        "|---|---|---|---|",
+        "| offset in block | name | size | meaning | at most |",
+        "|---|---|---|---|---|",
     ]
     lines += _layout_rows(SEAT_LAYOUT)
     lines += [
@@ -138,7 +156,29 @@ def observation_markdown() -> str:
 
 def _layout_rows(layout) -> list[str]:
     slices = layout_slices(layout)
-    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} |" for name, n, _scale, meaning in layout]
+    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} | {_bound_text(name)} |"
+            for name, n, _scale, meaning in layout]
+
+
+def _numbers(values) -> str:
+    """``1.5``, or ``0.4 .. 0.6`` for a slice whose entries differ."""
+    lo, hi = float(min(values)), float(max(values))
+    return f"{lo:g}" if lo == hi else f"{lo:g} .. {hi:g}"
+
+
+def _bound_text(name: str) -> str:
+    """The high of slot ``name`` (shipped cards, default turn limit), its raw number and its source."""
+    if name not in BOUND_SOURCES:
+        return "1"  # one-hots and flags
+    raw = raw_bounds()[name]
+    _, high = observation_bounds()
+    start = layout_slices(GLOBAL_LAYOUT).get(name, None)
+    if start is None:
+        start = layout_slices(SEAT_LAYOUT, GLOBAL_DIM)[name]
+    scaled = _numbers(high[start])
+    if name == "turns_left":
+        return f"{scaled} ({BOUND_SOURCES[name]})"
+    return f"{scaled} (raw {_numbers(raw)}: {BOUND_SOURCES[name]})"
 
 
 def table_position():

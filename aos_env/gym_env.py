@@ -21,9 +21,22 @@ CleanRL's scripts and Gymnasium's observation wrappers take as it is. With
 **Illegal actions.** Every action of the action space is accepted (Gymnasium's checkers step
 with random actions): by default (``illegal_action="terminate"``) one that is not legal now
 ends the learner's game with reward ``illegal_reward`` (-1) and ``info["illegal_action"]``,
-like PettingZoo's TerminateIllegalWrapper; ``illegal_action="raise"`` makes it an error
-instead (nothing changes). Values outside the action space (-1, 44, 2.5, "3", True) are
-always errors.
+like PettingZoo's TerminateIllegalWrapper; the single env's first one also warns
+(``IllegalActionWarning``, once per env), so that a policy that ignores the mask is not
+scored -1 without a word. ``illegal_action="raise"`` makes it an error instead (nothing
+changes). Values outside the action space (-1, 44, 2.5, "3", True) are always errors.
+
+**Seeds.** ``reset(seed=s)`` deals the game of ``core.init(1, P, seed=s)`` (the AEC env's
+``reset(seed=s)`` too), and game ``i`` of the vector env's batch is the game of seed ``s + i``,
+so that every ``gymnasium.make_vec`` mode deals the same games ("sync" and "async" seed their
+env ``i`` with ``s + i``). The learner's seat and the opponents of a game are drawn from its
+seed alone (``learner_env.game_uniforms``). The games after the first ones (autoreset,
+``reset()``) take seeds from the env's own stream, seeded by ``s``.
+
+**Pictures.** ``render_mode="rgb_array"`` gives the table from the learner's seat as an
+(H, W, 3) uint8 frame (``aos_env.svg.render_rgb``; the ``render`` extra), the vector env a
+tuple of them, one per game, as Gymnasium's vector envs do; ``RecordVideo`` and
+``gymnasium.wrappers.vector.RecordVideo`` write them to mp4 (the ``video`` extra).
 
 **Autoreset (vector env).** ``autoreset_mode`` is Gymnasium's ``AutoresetMode``, in
 ``metadata["autoreset_mode"]``. The default is ``NEXT_STEP``, Gymnasium's default and what
@@ -44,6 +57,7 @@ are left to ``RecordEpisodeStatistics``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import gymnasium
@@ -63,15 +77,32 @@ ENV_ID = "aos_env/AgeOfSummoners-v1"  # registered by aos_env/__init__.py
 #: The observation key of the Dict observation (RLlib's action-masking examples read these two keys).
 OBS_KEY = "observations"
 MASK_KEY = "action_mask"
-RENDER_MODES = ["ansi", "human"]
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+VECTOR_RENDER_MODES = ["ansi", "rgb_array"]
+#: Frames per second of a recorded game (RecordVideo): one decision a second, to be followed by eye.
+RENDER_FPS = 1
 
 
-def observation_space(mask_in_obs: bool) -> spaces.Space:
-    """One learner's observation space: the Box, or the Dict with the mask (``mask_in_obs``)."""
+class IllegalActionWarning(UserWarning):
+    """The single env's first illegal action ended a game (``illegal_action="terminate"``)."""
+
+
+def _render(state: core.State, game: int, seat: int, mode: str):
+    """Game ``game`` from ``seat``: the table as text ("ansi", "human") or as a frame ("rgb_array")."""
+    if mode == "rgb_array":
+        from .svg import render_rgb  # resvg and Pillow are loaded only for this mode
+
+        return render_rgb(state, game, seat)
+    return render_text(state, game, seat)
+
+
+def observation_space(mask_in_obs: bool, learner: LearnerEnv | None = None) -> spaces.Space:
+    """One learner's observation space: the Box, or the Dict with the mask (``mask_in_obs``). Its
+    bounds are those of the learner env's card set and turn limit (default: the shipped cards, 200)."""
+    box = observation_box() if learner is None else observation_box(learner.cards, learner.max_turns)
     if not mask_in_obs:
-        return observation_box()
-    return spaces.Dict({OBS_KEY: observation_box(),
-                        MASK_KEY: spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8)})
+        return box
+    return spaces.Dict({OBS_KEY: box, MASK_KEY: spaces.Box(0, 1, (core.NUM_ACTIONS,), dtype=np.int8)})
 
 
 def _check_options(options: Any, allowed: tuple[str, ...]) -> dict:
@@ -125,15 +156,15 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
     change in the learner's score lead, on top of the final +1 / -1/(P-1). truncation_reward:
     the reward of a game that reaches the turn limit (None: the game's own 0; "loss": -1/(P-1),
     so that stalling never pays). mask_in_obs, illegal_action, illegal_reward: see the module
-    docstring. render_mode: "ansi" (the
-    table from the learner's seat, as text) or "human" (printed). card_file, backend: as
+    docstring. render_mode: "ansi" (the table from the learner's seat, as text), "human"
+    (printed) or "rgb_array" (the picture, an (H, W, 3) uint8 frame). card_file, backend: as
     ``core.init``.
 
-    The learner's seat is drawn for every game; ``reset(seed=...)`` fixes the deals, the
-    seats, the line-ups and the opponents' random streams.
+    The learner's seat is drawn for every game; ``reset(seed=s)`` deals the game of seed ``s``
+    and fixes the deals after it, the seats, the line-ups and the opponents' random streams.
     """
 
-    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}
 
     def __init__(
         self,
@@ -155,8 +186,9 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
                                   shaping=shaping, autoreset_mode=AutoresetMode.DISABLED,
                                   illegal_action=illegal_action, illegal_reward=illegal_reward, backend=backend,
                                   truncation_reward=truncation_reward)
-        self.observation_space = observation_space(self.mask_in_obs)
+        self.observation_space = observation_space(self.mask_in_obs, self.learner)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
+        self._warned_illegal = False
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _check_options(options, ())
@@ -186,25 +218,42 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         info = {"action_mask": mask}
         if ended.games.size:
             info = _final_info(ended, 0, mask)
+            if info["illegal_action"]:
+                self._warn_illegal(int(action))
         if self.render_mode == "human":
             self.render()
         return self._obs(obs[0], mask), float(rewards[0]), bool(terminated[0]), bool(truncated[0]), info
+
+    def _warn_illegal(self, action: int) -> None:
+        """Warn of the first illegal action of this env: a policy that ignores the mask otherwise
+        just loses every game."""
+        if getattr(self, "_warned_illegal", False):  # an env pickled before this attribute has none
+            return
+        self._warned_illegal = True
+        warnings.warn(
+            f"action {action} is not legal now: the game ended with reward {self.learner.illegal_reward:g} "
+            "(illegal_action='terminate'; this warning is shown once per env). Choose among the legal actions "
+            "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and aos_env.sb3.evaluate_policy "
+            "use them), or make the env with illegal_action='raise' to stop at the first one.",
+            IllegalActionWarning, stacklevel=3)
 
     def action_masks(self) -> np.ndarray:
         """(44,) bool: the legal actions now (sb3-contrib's MaskablePPO calls this)."""
         return self.learner.action_masks()[0]
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table from the learner's seat: text ("ansi"), printed ("human") or a frame ("rgb_array")."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi', "
+                                  "'human' or 'rgb_array'")
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
-        text = render_text(self.learner.state, 0, int(self.learner.seat[0]))
+        out = _render(self.learner.state, 0, int(self.learner.seat[0]), self.render_mode)
         if self.render_mode == "human":
-            print(text)
+            print(out)
             return None
-        return text
+        return out
 
 
 class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
@@ -212,10 +261,14 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
 
     Takes the single env's arguments, plus num_envs (>= 1, within memory) and autoreset_mode
     (a ``gymnasium.vector.AutoresetMode`` or its value; default NEXT_STEP). ``action_masks()``
-    gives (num_envs, 44) bool. ``render()`` (render_mode="ansi") gives every game's table as text.
+    gives (num_envs, 44) bool. ``render()`` gives a tuple with every game's table, from its
+    learner's seat: text (render_mode="ansi") or frames ("rgb_array", what
+    ``gymnasium.wrappers.vector.RecordVideo`` records). Game ``i`` of ``reset(seed=s)`` is the
+    game of seed ``s + i``.
     """
 
-    metadata = {"render_modes": ["ansi"], "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {"render_modes": VECTOR_RENDER_MODES, "render_fps": RENDER_FPS,
+                "autoreset_mode": AutoresetMode.NEXT_STEP}
 
     def __init__(
         self,
@@ -234,14 +287,14 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         truncation_reward: float | str | None = None,
     ) -> None:
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
-        self.render_mode = check_choice("render_mode", render_mode, (None, "ansi"))
+        self.render_mode = check_choice("render_mode", render_mode, (None, *VECTOR_RENDER_MODES))
         self.learner = LearnerEnv(num_envs, num_players, opponents, max_turns=max_turns, card_file=card_file,
                                   shaping=shaping, autoreset_mode=autoreset_mode, illegal_action=illegal_action,
                                   illegal_reward=illegal_reward, backend=backend, truncation_reward=truncation_reward)
         self.num_envs = self.learner.num_envs
         self.autoreset_mode = self.learner.autoreset_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.single_observation_space = observation_space(self.mask_in_obs)
+        self.single_observation_space = observation_space(self.mask_in_obs, self.learner)
         self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -312,12 +365,14 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         deal in NEXT_STEP mode: the next step ignores it)."""
         return self.learner.action_masks()
 
-    def render(self) -> tuple[str, ...] | None:
+    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+        """Every game's table from its learner's seat, as a tuple: text ("ansi") or frames ("rgb_array")."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi'")
+            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi' "
+                                  "or 'rgb_array'")
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
         state, seat = self.learner.state, self.learner.seat
-        return tuple(render_text(state, b, int(seat[b])) for b in range(self.num_envs))
+        return tuple(_render(state, b, int(seat[b]), self.render_mode) for b in range(self.num_envs))
 

@@ -38,8 +38,8 @@ from gymnasium.vector import AutoresetMode
 from . import core
 from .cards import CardSet, load_cards
 from .checks import (
-    ArgumentError, check_batch_memory, check_choice, check_float, check_int, check_optional_seed, check_string,
-    fail, parse_float_text,
+    ArgumentError, check_batch_memory, check_choice, check_float, check_int, check_optional_seed, check_seeds,
+    check_string, fail, parse_float_text,
 )
 from .core.state import GAME_DTYPE
 
@@ -51,6 +51,10 @@ BYTES_PER_GAME = core.PEAK_BYTES_PER_GAME + GAME_DTYPE.itemsize + 3 * 4 * core.O
 #: Deals in a row that may end before the learner's first decision before ``step`` gives up.
 _MAX_REDEALS = 1000
 _OPPONENT_SEED_STEP = 11  # spec i of an opponent mix plays with seed + 11 * i (as train.py always did)
+#: SplitMix64's constants (Steele, Lea and Flood 2014): a game's seat and line-up are a hash of its seed.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1, _MIX_2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_FLOAT_BITS = 53  # a float64 in [0, 1) from the top 53 bits of a 64-bit hash
 
 
 class OpponentError(ValueError):
@@ -71,6 +75,25 @@ def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
         obs = np.zeros((games.size, 0), dtype=np.float32)
     sub = state.take(games) if getattr(agent, "needs_state", False) else None
     return agent.act(obs, state.legal_action_mask[games], sub)
+
+
+def _splitmix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's output function on a uint64 array (wrapping arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = x + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX_1
+        z = (z ^ (z >> np.uint64(27))) * _MIX_2
+        return z ^ (z >> np.uint64(31))
+
+
+def game_uniforms(seeds: np.ndarray, k: int) -> np.ndarray:
+    """(n, k) floats in [0, 1) that depend on each game's seed alone: what the learner env draws per
+    game (the learner's seat, then an opponent per seat), so that the game of seed ``s`` has the same
+    seat and line-up in a single env and in any batch."""
+    base = _splitmix64(np.asarray(seeds, dtype=np.int64).astype(np.uint64))
+    with np.errstate(over="ignore"):
+        draws = _splitmix64(base[:, None] + np.arange(1, k + 1, dtype=np.uint64)[None, :])
+    return (draws >> np.uint64(64 - _FLOAT_BITS)).astype(np.float64) * 2.0**-_FLOAT_BITS
 
 
 def _autoreset_mode(value: Any) -> AutoresetMode:
@@ -265,7 +288,14 @@ class OpponentPool:
 
     def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
         """Slot ids of ``size`` opponents drawn by weight (use ``slot_agent`` / ``slot_name``)."""
-        return rng.choice(self._weights.size, size=size, p=self._weights / self._weights.sum())
+        return self.pick(rng.random(size))
+
+    def pick(self, u: np.ndarray) -> np.ndarray:
+        """Slot ids of opponents chosen by weight with uniforms ``u`` in [0, 1) (any shape): slot ``i``
+        for ``u`` in its share of the cumulative weights, so that slots of weight 0 are never chosen."""
+        cum = np.cumsum(self._weights)
+        slots = np.searchsorted(cum / cum[-1], u, side="right")
+        return np.minimum(slots, int(np.flatnonzero(self._weights > 0)[-1]))  # rounding at the top end
 
     def reseed(self, rng: np.random.Generator) -> None:
         """Give every agent that has ``reset(seed=...)`` a new seed drawn from ``rng``."""
@@ -412,14 +442,16 @@ class LearnerEnv:
         self.margin = np.zeros(N)  # learner's score lead at its last decision, for shaping
         self.reported = np.zeros(N, dtype=bool)  # game over and reported (NEXT_STEP / DISABLED: awaits its deal)
         self.illegal = np.zeros(N, dtype=bool)  # game ended by the learner's illegal action
+        self.game_seed = np.zeros(N, dtype=np.int64)  # the engine seed of each game being played
         self._next_seed = 0
         self._reserve: core.State | None = None  # games dealt ahead (see _deal)
+        self._reserve_seeds = np.zeros(0, dtype=np.int64)
         self._reserve_used = 0
 
     # -- seeds and dealing ------------------------------------------------------------------------
 
     def _seed(self, seed: int | None) -> None:
-        """Seed the env's own stream (game seeds, seats, line-ups) and the opponents'."""
+        """Seed the env's own stream (the seeds of the games after the first batch) and the opponents'."""
         self.rng = np.random.default_rng(seed)
         self._next_seed = int(self.rng.integers(2**62))  # game seeds count up from here, far below 2**63
         self._reserve = None
@@ -435,20 +467,26 @@ class LearnerEnv:
         done = 0
         while done < games.size:
             if self._reserve is None or self._reserve_used == self._reserve.batch_size:
-                self._reserve = core.init(self.RESERVE, self.num_players, seed=self._seeds(self.RESERVE),
+                self._reserve_seeds = self._seeds(self.RESERVE)
+                self._reserve = core.init(self.RESERVE, self.num_players, seed=self._reserve_seeds,
                                           max_turns=self.max_turns, cards=self.cards, backend=self.state.backend)
                 self._reserve_used = 0
             n = min(games.size - done, self._reserve.batch_size - self._reserve_used)
-            self.state.put(games[done: done + n], self._reserve.take(np.arange(self._reserve_used,
-                                                                                self._reserve_used + n)))
+            taken = np.arange(self._reserve_used, self._reserve_used + n)
+            self.state.put(games[done: done + n], self._reserve.take(taken))
+            self.game_seed[games[done: done + n]] = self._reserve_seeds[taken]
             self._reserve_used += n
             done += n
         self._new_lineups(games)
 
     def _new_lineups(self, games: np.ndarray) -> None:
-        n, P = games.size, self.num_players
-        self.seat[games] = self.rng.integers(0, P, size=n)
-        self.lineup[games] = self.opponents.draw(self.rng, (n, P))
+        """The learner's seat and the opponents of ``games``: drawn from each game's seed alone
+        (``game_uniforms``), so that a seed means the same game, seats and opponents included,
+        in a single env and at any place of any batch."""
+        P = self.num_players
+        u = game_uniforms(self.game_seed[games], 1 + P)
+        self.seat[games] = np.minimum((u[:, 0] * P).astype(np.int64), P - 1)
+        self.lineup[games] = self.opponents.pick(u[:, 1:])
         self.lineup[games, self.seat[games]] = -1
         self.lengths[games] = 0
         self.reported[games] = False
@@ -456,18 +494,19 @@ class LearnerEnv:
 
     # -- rollback -------------------------------------------------------------------------------------
 
-    _BOOKKEEPING = ("seat", "lineup", "lengths", "margin", "reported", "illegal")
+    _BOOKKEEPING = ("seat", "lineup", "lengths", "margin", "reported", "illegal", "game_seed")
 
     def _save(self) -> tuple:
         arrays = {k: getattr(self, k).copy() for k in self._BOOKKEEPING}
         rng = None if self.rng is None else self.rng.bit_generator.state
         # the records as raw bytes: a structured copy is several times slower than a plain memory copy
         records = None if self.state is None else self.state.records.view(np.uint8).copy()
-        return (self.state, records, arrays, rng,
-                self._next_seed, self._reserve, self._reserve_used, self.opponents.rng_states())
+        return (self.state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_seeds,
+                self._reserve_used, self.opponents.rng_states())
 
     def _restore(self, saved: tuple) -> None:
-        state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_used, agent_rngs = saved
+        (state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_seeds, self._reserve_used,
+         agent_rngs) = saved
         self.state = state
         if state is not None:
             state.records.view(np.uint8)[...] = records
@@ -482,25 +521,38 @@ class LearnerEnv:
     def reset(self, seed: int | None = None, games: Any = None) -> np.ndarray:
         """Deal new games: all of them, or with ``games`` (a (N,) bool mask or game indices) only those.
 
-        ``seed``: reseeds the env's stream (and the opponents') first; None continues it (the
-        first reset then uses the constructor's seed, or fresh entropy). Returns the learner's
-        observations (N, OBS_DIM). No game ends here: one that ends before the learner's first
-        decision is dealt again.
+        ``seed``: game ``i`` of those dealt gets the engine seed ``seed + i`` (the game of
+        ``core.init(1, P, seed=seed + i)``; its seat and line-up come from that seed too), and
+        the env's stream (the seeds of later games) and the opponents' are reseeded from it;
+        None continues the stream (the first reset then uses the constructor's seed, or fresh
+        entropy). Returns the learner's observations (N, OBS_DIM). No game ends here: one that
+        ends before the learner's first decision is dealt again (with the stream's next seed).
         """
         seed = check_optional_seed("seed", seed)
         if games is not None:
             if self.state is None:
                 raise ResetNeeded("reset(games=...) needs the games dealt first: call reset() without games")
             games = self._check_games(games)
+        if seed is not None:  # every game's seed must be one: seed + N - 1 <= 2**63 - 1
+            check_seeds("seed", seed, self.num_envs if games is None else games.size)
         saved = self._save()
         try:
+            first = seed if seed is not None else (self._first_seed if self.rng is None else None)
             if seed is not None or self.rng is None:
-                self._seed(seed if seed is not None else self._first_seed)
+                self._seed(first)
             if games is None:
                 games = np.arange(self.num_envs)
-                self.state = core.init(self.num_envs, self.num_players, seed=self._seeds(self.num_envs),
+                if first is None:  # no seed given: the batch continues the stream
+                    self.game_seed[:] = self._seeds(self.num_envs)
+                else:
+                    self.game_seed[:] = check_seeds("seed", first, self.num_envs)
+                self.state = core.init(self.num_envs, self.num_players, seed=self.game_seed,
                                        max_turns=self.max_turns, cards=self.cards, backend=self.backend)
                 self._reserve = None
+                self._new_lineups(games)
+            elif seed is not None:
+                self.game_seed[games] = check_seeds("seed", seed, games.size)
+                core.reset(self.state, games, self.game_seed[games])
                 self._new_lineups(games)
             else:
                 self._deal(games)

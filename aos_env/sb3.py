@@ -8,17 +8,22 @@ Importing this module needs stable-baselines3 (the ``train`` extra); ``import ao
 It sits on ``aos_env.gym_env.AgeOfSummonersVectorEnv`` in ``AutoresetMode.SAME_STEP``,
 which is SB3's convention: a finished game is dealt again within the step, and its last
 observation is in ``infos[i]["terminal_observation"]``.
+
+``evaluate_policy(model, env, n_eval_episodes)`` is SB3's ``evaluate_policy`` with the action
+masks: SB3's own ignores them, and on this game a policy that ignores them loses every game on
+an illegal action (or, with ``illegal_action="raise"``, stops at the first one).
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .checks import ArgumentError, check_int, check_optional_seed, check_sequence, check_string, fail
+from .checks import ArgumentError, check_bool, check_int, check_optional_seed, check_sequence, check_string, fail
 from .gym_env import AgeOfSummonersVectorEnv
 from .learner_env import OpponentPool
 
@@ -149,3 +154,108 @@ class LearnerVecEnv(VecEnv):
         """Seed the next reset (None: keep the env's current stream)."""
         self._seed = check_optional_seed("seed", seed)
         return [self._seed for _ in range(self.num_envs)]
+
+
+# ---- evaluation with the action masks ----------------------------------------------------------
+
+
+class _MaskedModel:
+    """An SB3 model without masks (PPO, A2C: logits; DQN: Q-values) whose ``predict`` takes
+    ``action_masks`` as MaskablePPO's does: illegal actions get -inf before the choice."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def predict(self, observation, state=None, episode_start=None, deterministic: bool = False,
+                action_masks: np.ndarray | None = None):
+        import torch
+
+        policy = self.model.policy
+        policy.set_training_mode(False)
+        obs, vectorized = policy.obs_to_tensor(observation)
+        with torch.no_grad():
+            if hasattr(policy, "q_net"):  # DQN: the greedy action among the legal ones
+                scores, deterministic = policy.q_net(obs), True
+            else:
+                scores = policy.get_distribution(obs).distribution.logits
+        mask = torch.as_tensor(np.asarray(action_masks, dtype=bool).reshape(scores.shape), device=scores.device)
+        scores = scores.masked_fill(~mask, -torch.inf)
+        if deterministic:
+            actions = scores.argmax(1)
+        else:
+            actions = torch.distributions.Categorical(logits=scores).sample()
+        actions = actions.cpu().numpy()
+        return (actions if vectorized else actions[0]), state
+
+
+def _masked_model(model: Any) -> Any:
+    """``model`` if its ``predict`` takes action masks (sb3-contrib's MaskablePPO), else a view
+    that masks its logits or Q-values; ArgumentError for anything else."""
+    import inspect
+
+    predict = getattr(model, "predict", None)
+    if callable(predict) and "action_masks" in inspect.signature(predict).parameters:
+        return model
+    policy = getattr(model, "policy", None)
+    if policy is not None and (hasattr(policy, "q_net") or hasattr(policy, "get_distribution")) \
+            and isinstance(getattr(model, "action_space", None), gymnasium.spaces.Discrete):
+        return _MaskedModel(model)
+    raise fail("model", "an SB3 model for this env: sb3_contrib.MaskablePPO, or PPO, A2C or DQN (their logits or "
+               "Q-values are masked)", model)
+
+
+def _masked_env(env: Any) -> VecEnv:
+    """``env`` as an SB3 VecEnv whose episode returns are counted (VecMonitor)."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, is_vecenv_wrapped
+
+    if isinstance(env, AgeOfSummonersVectorEnv):
+        env = LearnerVecEnv(env)  # refuses an env that does not reset in the same step, saying so
+    if isinstance(env, gymnasium.Env):
+        try:
+            env.get_wrapper_attr("action_masks")
+        except AttributeError:
+            raise fail("env", "an env with action_masks(): gymnasium.make('aos_env/AgeOfSummoners-v1', ...), "
+                       "a LearnerVecEnv or an SB3 VecEnv of them", env) from None
+        return DummyVecEnv([lambda: Monitor(env)])
+    if not isinstance(env, VecEnv):
+        raise fail("env", "gymnasium.make('aos_env/AgeOfSummoners-v1', ...), a LearnerVecEnv, an "
+                   "AgeOfSummonersVectorEnv (SAME_STEP) or an SB3 VecEnv with action_masks()", env)
+    if not env.has_attr("action_masks"):
+        raise fail("env", "a VecEnv whose envs have action_masks() (LearnerVecEnv has)", env)
+    if is_vecenv_wrapped(env, VecMonitor) or env.env_is_wrapped(Monitor)[0]:
+        return env
+    return VecMonitor(env)
+
+
+def evaluate_policy(
+    model: Any,
+    env: Any,
+    n_eval_episodes: int = 10,
+    deterministic: bool = True,
+    *,
+    return_episode_rewards: bool = False,
+    reward_threshold: float | None = None,
+    callback: Callable[[dict[str, Any], dict[str, Any]], None] | None = None,
+    render: bool = False,
+) -> tuple[float, float] | tuple[list[float], list[int]]:
+    """SB3's ``evaluate_policy``, with the action masks (sb3-contrib's maskable one does the work).
+
+    ``model``: sb3-contrib's MaskablePPO, or an SB3 PPO, A2C or DQN (its logits or Q-values get
+    -inf on the illegal actions before it chooses). ``env``: ``gymnasium.make(
+    "aos_env/AgeOfSummoners-v1", ...)`` (through any wrappers), a ``LearnerVecEnv``, an
+    ``AgeOfSummonersVectorEnv`` made with ``autoreset_mode="SameStep"`` or an SB3 VecEnv with
+    ``action_masks()``; it is wrapped in SB3's ``Monitor``/``VecMonitor`` when it is not, so
+    that the returns are the games' own. Returns (mean, std) of the episode returns, or with
+    ``return_episode_rewards`` the lists of returns and lengths, as SB3's does.
+    """
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy as maskable_evaluate_policy
+
+    n_eval_episodes = check_int("n_eval_episodes", n_eval_episodes, 1)
+    deterministic = check_bool("deterministic", deterministic)
+    return_episode_rewards = check_bool("return_episode_rewards", return_episode_rewards)
+    predictor = _masked_model(model)
+    venv = _masked_env(env)
+    return maskable_evaluate_policy(predictor, venv, n_eval_episodes=n_eval_episodes, deterministic=deterministic,
+                                    render=render, callback=callback, reward_threshold=reward_threshold,
+                                    return_episode_rewards=return_episode_rewards, warn=False, use_masking=True)

@@ -155,7 +155,7 @@ def test_mask_in_obs(value) -> None:
     ("illegal_action", "ignore", r"^illegal_action must be one of 'terminate', 'raise', got 'ignore'"),
     ("illegal_action", True, r"^illegal_action must be one of"),
     ("backend", "jax", r"^backend must be one of None, 'numba', 'numpy', got 'jax'"),
-    ("render_mode", "rgb_array", r"^render_mode must be one of None, "),
+    ("render_mode", "video", r"^render_mode must be one of None, "),
     ("seed", -1, r"^seed must be an int 0\.\.2\*\*63-1 or None, got -1"),
     ("seed", 1.5, r"^seed must be an int"),
     ("seed", True, r"^seed must be an int"),

@@ -16,7 +16,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS
+from ..cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, load_cards
+from .constants import (
+    AXE, BELIAL_VP, CERBERUS_VP, DEFAULT_MAX_TURNS, FAITH_CAP, FESTIVAL_REVEAL, K, MAX_PLAYERS, NUM_ACTIONS,
+    NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS, PEGASUS_FAITH, PHASE3_DRAW, SWORD,
+)
 from .phases import OBS_PHASES, Phase
 
 #: Bumped whenever the layout or a scale changes: saved models record the version they need.
@@ -133,15 +137,103 @@ STATE_LAYOUT: tuple[Slot, ...] = (
 STATE_DIM = sum(s.size for s in STATE_LAYOUT)
 
 
-def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) float32 bounds of every entry: 0 and 1, or 0 and inf where raw counts exceed
-    their scale (hands, VP, scores ...)."""
-    bounded = {"num_players", "phase", "action", "head_number", "discard_size", "declared", "floor",
-               "summoning", "offer_size", "present", "is_active", "is_current", "is_declarer", "is_first", "faith",
-               "has_head", "head"}
+# ---- bounds: the most each entry can hold -----------------------------------------------------
+#: Where each bound comes from, for docs/observation.md (``aos_env.docs``). The raw numbers
+#: are counts the rules or the card set cap, except VP chips, which never run out (R1.4): those
+#: are bounded by the VP the supply can give in one turn times the most turns a game can last.
+BOUND_SOURCES = {
+    "command_number": "two card numbers (the head's and the command card's)",
+    "head_number": "the highest card number",
+    "deck_size": "every card", "discard_size": "every card",
+    "turn": "max_turns + 4 turns: a declaration at the limit adds a round (R7.2, R7.5)",
+    "turns_left": "one round (P turns) after the declaration",
+    "count": "every card: no repeated choice has more units",
+    "floor": "the action ids",
+    "cost_need": "the highest cost of a kind, by colour", "cost_any": "the highest 'any' cost of a kind",
+    "paid": "the highest cost a colour (or stones) can pay", "offer_size": "two cards (Festival, Phase III)",
+    "offer": "the kind's copies, at most two", "hand": "the kind's copies",
+    "vp": "(max_turns + 4) turns of the most VP the supply gives in one turn (`core.obs_layout.vp_per_turn`)",
+    "faith": "the faith cap (R1.4)", "compared_faith": "the faith cap, plus 2 per Pegasus",
+    "hand_size": "every card", "stones": "every card", "mana_total": "every card", "spirit_count": "every card",
+    "score": "the VP bound, every printed point and every game-end bonus at its most",
+    "mana_colours": "the cards of the colour", "icons": "the icons of all cards",
+    "mana": "the kind's copies", "spirits": "the kind's copies",
+}
+
+
+def vp_per_turn(cards) -> int:
+    """The most VP the supply can give in one turn (to the active player; the others gain none,
+    and Conquest's thefts only move chips): one summon or one action (R3.2) with every bonus of
+    the card set, then Cerberus (Phase III) and every Belial (end of turn)."""
+    vp, per_gift = BONUS_FIELDS.index("vp"), BONUS_FIELDS.index("vp_per_gift")
+    n_cards = int(cards.copies.sum())
+    bonus = (cards.copies[None, :] * cards.action_bonus[:, :, vp]).sum(1)  # (7,) every copy's bonus
+    icons = (cards.copies[:, None] * cards.icons).sum(0)
+    own = {  # what each action scores itself, at its most
+        "conquest": int(icons[AXE] + icons[SWORD]) + 1,  # icons, then 1 from the supply
+        "research": n_cards,  # 1 per stone: at most every card
+        "pilgrimage": FAITH_CAP,  # VP equal to faith
+        "inquisition": (MAX_PLAYERS - 1) * int((cards.copies * cards.action_bonus[:, :, per_gift].max(0)).sum()),
+    }
+    action = max(int(bonus[i]) + own.get(name, 0) for i, name in enumerate(ACTIONS))
+    summon = int(cards.summon_bonus[:, vp].max())
+    cerberus = CERBERUS_VP * int((cards.copies * cards.special["cerberus"]).sum())
+    belial = BELIAL_VP * int((cards.copies * cards.special["belial"]).sum())
+    return max(action, summon) + cerberus + belial
+
+
+def raw_bounds(cards=None, max_turns: int | None = None) -> dict[str, np.ndarray]:
+    """Slot name -> the most its raw numbers (before the scale) can be, one per entry, in any game
+    dealt by ``core.init`` with this card set and turn limit and played by the rules (a position
+    set up by hand can hold more). ``cards``: a CardSet (default: the shipped one); ``max_turns``:
+    default ``DEFAULT_MAX_TURNS``. ``turns_left`` counts at most P turns in a game of P players,
+    its scale."""
+    cards = load_cards() if cards is None else cards
+    max_turns = DEFAULT_MAX_TURNS if max_turns is None else int(max_turns)
+    copies = cards.copies.astype(np.float64)
+    n_cards = float(copies.sum())
+    turns = max_turns + MAX_PLAYERS  # the limit, then the round after a declaration made at it
+    icons = (copies[:, None] * cards.icons).sum(0)
+    cost_total = cards.cost.sum(1) + cards.cost_any
+    offer = max(FESTIVAL_REVEAL, PHASE3_DRAW)
+    vp = float(turns * vp_per_turn(cards))
+    # the most units of each game-end source (SCORE_SOURCES: five icons, full icon sets, stones, faith)
+    units = np.concatenate([icons, [icons.min(), n_cards, FAITH_CAP]])[: len(SCORE_SOURCES)]
+    game_end = float(((copies[:, None] * cards.score).sum(0) * units).sum())
+    raw = {
+        "command_number": 2.0 * cards.number.max(), "head_number": float(cards.number.max()),
+        "deck_size": n_cards, "discard_size": n_cards, "turn": float(turns), "count": n_cards,
+        "turns_left": float(MAX_PLAYERS),  # with P players at most P: the scale
+        "floor": float(NUM_ACTIONS), "cost_need": cards.cost.max(0), "cost_any": float(cards.cost_any.max()),
+        "paid": np.append((cards.cost + cards.cost_any[:, None]).max(0), cost_total.max()),
+        "offer_size": float(offer), "offer": np.minimum(copies, offer), "hand": copies,
+        "vp": vp, "faith": float(FAITH_CAP),
+        "compared_faith": FAITH_CAP + PEGASUS_FAITH * float((copies * cards.special["pegasus"]).sum()),
+        "hand_size": n_cards, "stones": n_cards, "mana_total": n_cards, "spirit_count": n_cards,
+        "score": vp + float((copies * cards.points).sum()) + game_end,
+        "mana_colours": (copies[:, None] * cards.colour_onehot).sum(0), "icons": icons,
+        "mana": copies, "spirits": copies,
+    }
+    out = {}
+    for slot in GLOBAL_LAYOUT + SEAT_LAYOUT:
+        value = raw.get(slot.name, 1.0)  # one-hots and flags
+        out[slot.name] = np.broadcast_to(np.asarray(value, dtype=np.float64), (slot.size,)).copy()
+    return out
+
+
+def observation_bounds(cards=None, max_turns: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of every entry, all finite: 0, and the raw bound of
+    ``raw_bounds(cards, max_turns)`` divided by the slot's scale (``turn``: by ``max_turns``;
+    ``turns_left`` is at most 1). The observations of every game with this card set and turn
+    limit lie within them. The highs are safe limits, far above what real games reach for VP
+    and scores (a few hundred turns of the most VP a turn can give)."""
+    max_turns = DEFAULT_MAX_TURNS if max_turns is None else int(max_turns)
+    raw = raw_bounds(cards, max_turns)
+    # the two scales of the game: turns_left is at most P / P (raw_bounds gives the most for 4 players)
+    scale = {**_SCALE, "turn": float(max_turns), "turns_left": float(MAX_PLAYERS)}
 
     def highs(layout) -> list[np.ndarray]:
-        return [np.full(s.size, 1.0 if s.name in bounded else np.inf, dtype=np.float32) for s in layout]
+        return [(raw[s.name] / scale[s.name]).astype(np.float32) for s in layout]
 
     high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)
     return np.zeros(OBS_DIM, dtype=np.float32), high
