@@ -151,3 +151,6 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+from .torch_bot import torch_to_bot  # noqa: E402,F401  (a plain torch MLP as a bot file: agents.export.torch_to_bot)

@@ -426,8 +426,13 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
     if args.resume:
         try:  # SB3 checks that the model's spaces fit the env; a broken file raises what its reader raises
             run.load_history()
+            # the env's spaces replace the saved ones: runs saved before the observation's bounds became
+            # finite (aos-env 0.3) have inf highs, and SB3 would refuse a Box that differs only there
+            # (the shape, which must match, is checked by SB3 against the saved weights)
             model = MaskablePPO.load(str(model_path), env=env, device=args.device,
-                                     tensorboard_log=str(run_dir / "tb"))
+                                     tensorboard_log=str(run_dir / "tb"),
+                                     custom_objects={"observation_space": env.observation_space,
+                                                     "action_space": env.action_space})
         except Exception as e:
             parser.error(f"argument --resume: cannot continue the run in {run_dir}: {type(e).__name__}: {e}")
     else:
