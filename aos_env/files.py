@@ -11,6 +11,17 @@ from pathlib import Path
 from typing import Iterator
 
 
+#: The mode open() gives a new file, before the umask.
+_DEFAULT_MODE = 0o666
+
+
+def _umask() -> int:
+    """The process's umask (os.umask can only be read by setting it, so it is set back at once)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """A temporary path beside ``path`` to write to; on success it is renamed to ``path``, on an
@@ -25,6 +36,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
                                 dir=path.parent)
     os.close(fd)
     tmp = Path(name)
+    try:  # mkstemp makes the file private (0600): give it the mode a plain open() would, or the replaced file's
+        os.chmod(tmp, path.stat().st_mode & 0o7777 if path.exists() else _DEFAULT_MODE & ~_umask())
+    except OSError:
+        pass
     try:
         yield tmp
         os.replace(tmp, path)
