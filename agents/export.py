@@ -30,9 +30,7 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     read by ``agents.model_file.load_policy``, which runs no code from the file."""
     import torch.nn as nn
 
-    out = check_output_file("out", out)
-    if out.suffix.lower() != ".npz":
-        raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
+    out = _bot_path(out)
     pol = _policy(model)
     acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
     acts.discard("MlpExtractor")
@@ -50,6 +48,14 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
             "info": info or {}}
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, meta=np.array(json.dumps(meta)), **arrays)
+    return out
+
+
+def _bot_path(out) -> Path:
+    """The bot file to write: a path ending in .npz whose folders can be created."""
+    out = check_output_file("out", out)
+    if out.suffix.lower() != ".npz":
+        raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
     return out
 
 
@@ -140,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     from .model_file import read_meta
 
     try:
+        _bot_path(args.out)
         info = run_info(args.model)
         trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
         if args.players is not None and args.players != trained_for:
