@@ -42,7 +42,7 @@ from aos_env.checks import (
     MEMORY_FRACTION, ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, format_bytes,
     int_arg, int_list_arg, name_list_arg, total_memory,
 )
-from aos_env.files import atomic_path, write_text
+from aos_env.files import atomic_folder, atomic_path, write_text
 
 if TYPE_CHECKING:
     from aos_env.learner_env import OpponentPool
@@ -892,25 +892,9 @@ def _check_reachable(parser: argparse.ArgumentParser, address: str, timeout: flo
 
 
 def _save_folder(save, path: Path) -> None:
-    """``save(folder)`` writes a checkpoint folder; it goes to a new folder beside ``path`` that then
-    takes its place, so that at every moment one whole checkpoint is there (the old one is removed
-    only once the new one is complete)."""
-    path = Path(path)
-    new = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    old = path.with_name(f".{path.name}.old")
-    try:
-        save(new)
-        if old.exists():
-            shutil.rmtree(old)
-        if path.exists():
-            os.replace(path, old)
-        os.replace(new, path)
-    except BaseException:
-        shutil.rmtree(new, ignore_errors=True)
-        if old.exists() and not path.exists():
-            os.replace(old, path)  # the previous checkpoint back in its place
-        raise
-    shutil.rmtree(old, ignore_errors=True)
+    """``save(folder)`` writes a checkpoint folder; it replaces ``path`` only once it is whole."""
+    with atomic_folder(path) as tmp:
+        save(tmp)
 
 
 def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, ray_version: str,

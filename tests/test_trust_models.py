@@ -573,6 +573,44 @@ def test_a_full_disk_during_training_is_an_error_message(tmp_path: Path, monkeyp
     assert list((tmp_path / "r" / "checkpoints").iterdir()) == []
 
 
+def test_a_checkpoint_folder_is_replaced_only_when_whole(tmp_path: Path) -> None:
+    """RLlib's checkpoint is a folder: it is written beside the previous one and swapped in whole."""
+    from aos_env.files import atomic_folder
+
+    folder = tmp_path / "rllib"
+    with atomic_folder(folder) as tmp:
+        (tmp / "state.json").write_text("first")
+    with pytest.raises(OSError):
+        with atomic_folder(folder) as tmp:
+            (tmp / "state.json").write_text("half")
+            full_disk()
+    assert (folder / "state.json").read_text() == "first" and sorted(p.name for p in tmp_path.iterdir()) == ["rllib"]
+    with atomic_folder(folder) as tmp:
+        (tmp / "state.json").write_text("second")
+    assert (folder / "state.json").read_text() == "second" and sorted(p.name for p in tmp_path.iterdir()) == ["rllib"]
+
+
+def test_atomic_files_get_the_usual_modes(tmp_path: Path) -> None:
+    """A temporary file is private (0600); the file renamed into place has the mode open() would give,
+    or the mode of the file it replaces."""
+    from aos_env.files import write_text
+
+    mask = os.umask(0o022)
+    try:
+        assert write_text(tmp_path / "a.json", "{}").stat().st_mode & 0o777 == 0o644
+        os.chmod(tmp_path / "a.json", 0o640)
+        assert write_text(tmp_path / "a.json", "[]").stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(mask)
+
+
+def test_resume_help_says_what_it_trusts() -> None:
+    text = " ".join(train.build_parser().format_help().split())
+    assert "full loader, which unpickles the file and so can run code from it" in text
+    assert "resume only run folders you trained yourself" in text
+    assert "--overwrite" in text
+
+
 def test_an_input_inside_the_runs_own_folder_is_refused(capsys, tmp_path: Path, tiny) -> None:
     from agents.bot import SHIPPED
 
