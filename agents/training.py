@@ -258,8 +258,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     if args.batch_size is None:
         args.batch_size = min(DEFAULT_BATCH_SIZE, rollout)
     elif args.batch_size > rollout:  # a minibatch is a part of the rollout (RLlib refuses a larger one, SB3 clips it)
-        usage("--batch-size", f"must be at most the rollout (--n-steps x {'games' if args.backend == 'rllib' else '--num-envs'} "
-                              f"= {rollout}), got {args.batch_size}")
+        games = "games" if args.backend == "rllib" else "--num-envs"
+        usage("--batch-size", f"must be at most the rollout (--n-steps x {games} = {rollout}), got {args.batch_size}")
     try:
         check_batch_memory(games_option, args.num_envs, BYTES_PER_GAME + args.n_steps * _rollout_bytes_per_step(),
                            unit=f"game, with its {args.n_steps} rollout steps")
@@ -545,9 +545,14 @@ class StopSignal:
         self._previous: dict = {}
 
     def __enter__(self) -> "StopSignal":
+        return self.install()
+
+    def install(self) -> "StopSignal":
+        """Take the signals (again, after a library such as Ray has set handlers of its own)."""
         if threading.current_thread() is threading.main_thread():
             for s in self.SIGNALS:
-                self._previous[s] = signal.signal(s, self._handle)
+                previous = signal.signal(s, self._handle)
+                self._previous.setdefault(s, previous)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -846,6 +851,7 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
                      logging_level="ERROR")
     except Exception as e:  # ray raises ConnectionError, RuntimeError or ValueError for a bad address
         parser.error(f"argument --address: cannot join a Ray cluster at {args.address!r}: {type(e).__name__}: {e}")
+    stop.install()  # SIGINT and SIGTERM stop the run and save it, whatever handlers Ray has set
     trainer = None
     try:
         cpus = ray.cluster_resources().get("CPU", 0)

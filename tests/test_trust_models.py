@@ -216,6 +216,10 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
 
     (d / "text.zip").write_text("not a zip")
     good = tiny["good"]
+
+    def weights_zip(name: str, **changes) -> Path:
+        return rewrite_zip(good, d / name, {"policy.pth": weights_bytes(tiny, **changes)})
+
     big = 2**40
     cases = {
         "text": (d / "text.zip", "is not a model saved by train.py (it is not a zip file)"),
@@ -251,19 +255,12 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
         "weights not torch": (rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk"}),
                               "its policy.pth is not a file of tensors"),
         "weights a list": (rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([1, 2])}), "is not a state dict"),
-        "missing weight": (rewrite_zip(good, d / "mw.zip", {"policy.pth": weights_bytes(tiny, **{"value_net.bias": None})}),
-                           "missing: value_net.bias"),
-        "extra weight": (rewrite_zip(good, d / "ew.zip", {"policy.pth": weights_bytes(tiny, extra=torch.zeros(1))}),
-                         "unexpected: extra"),
-        "wrong shape": (rewrite_zip(good, d / "ws.zip",
-                                    {"policy.pth": weights_bytes(tiny, **{"action_net.bias": torch.zeros(7)})}),
-                        "action_net.bias has shape (7,)"),
-        "int weights": (rewrite_zip(good, d / "iw.zip",
-                                    {"policy.pth": weights_bytes(tiny, **{"value_net.bias": torch.zeros(1, dtype=torch.int64)})}),
+        "missing weight": (weights_zip("mw.zip", **{"value_net.bias": None}), "missing: value_net.bias"),
+        "extra weight": (weights_zip("ew.zip", extra=torch.zeros(1)), "unexpected: extra"),
+        "wrong shape": (weights_zip("ws.zip", **{"action_net.bias": torch.zeros(7)}), "action_net.bias has shape (7,)"),
+        "int weights": (weights_zip("iw.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.int64)}),
                         "not floating point"),
-        "nan weights": (rewrite_zip(good, d / "nan.zip",
-                                    {"policy.pth": weights_bytes(tiny, **{"value_net.bias": torch.tensor([float("nan")])})}),
-                        "NaN or infinite"),
+        "nan weights": (weights_zip("nan.zip", **{"value_net.bias": torch.tensor([float("nan")])}), "NaN or infinite"),
     }
     (d / "truncated.zip").write_bytes(good.read_bytes()[: good.stat().st_size // 2])
     return cases
