@@ -3,7 +3,9 @@
     python -m agents.export runs/default/model.zip bot.npz --players 2
 
 Needs the ``train`` extra (torch, sb3-contrib) to read the model; the bot file then plays with
-numpy alone: ``make_agent("bot.npz")``.
+numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.model_file.load_policy``,
+which runs no code from the file (safe for a model from someone else); ``--players`` defaults to
+the game size the model file records.
 """
 
 from __future__ import annotations
@@ -17,32 +19,23 @@ from pathlib import Path
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_file, check_output_file
+from aos_env.checks import ArgumentError, check_output_file
 from aos_env.files import atomic_path, same_file
 
 from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
 
 
 def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
-    """Write the policy and value networks of a MaskablePPO ``model`` (or a path to its .zip) to a
-    bot file ``out``. ``num_players``: the game size it was trained for; ``info``: anything to keep
-    with it (the training command, its results)."""
+    """Write the policy and value networks of a MaskablePPO ``model`` (a live model, its policy, or
+    a path to a .zip saved by train.py) to a bot file ``out``. ``num_players``: the game size it was
+    trained for; ``info``: anything to keep with it (the training command, its results). A path is
+    read by ``agents.model_file.load_policy``, which runs no code from the file."""
     import torch.nn as nn
 
-    out = check_output_file("out", out)
-    if out.suffix.lower() != ".npz":
-        raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
+    out = _bot_path(out)
     if isinstance(model, (str, os.PathLike)) and same_file(model, out):
         raise ArgumentError(f"out {str(out)!r} is the model file itself: give another path for the bot file")
-    if not hasattr(model, "policy"):
-        from sb3_contrib import MaskablePPO
-
-        path = check_file("model", model)
-        try:
-            model = MaskablePPO.load(str(path), device="cpu")
-        except Exception as e:  # a zip of something else fails in many ways inside SB3
-            raise ArgumentError(f"model {str(path)!r} is not a model saved by train.py: {type(e).__name__}: {e}") from None
-    pol = model.policy
+    pol = _policy(model)
     acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
     acts.discard("MlpExtractor")
     if len(acts) != 1 or next(iter(acts)).lower() not in _ACTIVATIONS:
@@ -65,6 +58,25 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     with atomic_path(out) as tmp:  # a crash or a full disk leaves a previous bot file whole; tmp ends in .npz
         np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
     return out
+
+
+def _bot_path(out) -> Path:
+    """The bot file to write: a path ending in .npz whose folders can be created."""
+    out = check_output_file("out", out)
+    if out.suffix.lower() != ".npz":
+        raise ArgumentError(f"out must be a path ending in .npz (numpy adds it otherwise), got {str(out)!r}")
+    return out
+
+
+def _policy(model):
+    """The policy of a live model, a policy itself, or the policy of a model file (read safely)."""
+    if hasattr(model, "mlp_extractor"):
+        return model
+    if hasattr(model, "policy"):
+        return model.policy
+    from .model_file import load_policy
+
+    return load_policy(model)
 
 
 def _linears(policy) -> dict[str, list]:
@@ -136,12 +148,20 @@ def main(argv: list[str] | None = None) -> int:
                                 description="Write the policy and value networks of a model saved by train.py to a numpy-only bot file (.npz).")
     p.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip)")
     p.add_argument("out", type=Path, help="the bot file to write (.npz)")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), required=True, help="the game size it was trained for")
+    p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
+                   help="the game size it was trained for (default: the one the model file records)")
     p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     args = p.parse_args(argv)
+    from .model_file import read_meta
+
     try:
+        _bot_path(args.out)
         info = run_info(args.model)
-        path = export(args.model, args.out, args.players, info=info,
+        trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
+        if args.players is not None and args.players != trained_for:
+            p.error(f"argument --players: the model {str(args.model)!r} was trained for {trained_for} players, "
+                    f"got --players {args.players}")
+        path = export(args.model, args.out, trained_for, info=info,
                       dtype=np.float16 if args.float16 else np.float32)
     except (ValueError, FileNotFoundError) as err:  # ArgumentError, or a summary.json that is not JSON
         p.error(str(err))

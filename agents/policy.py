@@ -5,45 +5,34 @@
 
 Needs the ``train`` extra (torch, sb3-contrib). By default it plays the most
 likely legal action; ``deterministic=False`` samples from the policy instead.
-Loading checks that the file is a saved MaskablePPO model whose observation
-and action spaces are this env's (``core.OBS_DIM`` numbers in, one of
-``core.NUM_ACTIONS`` actions out), so a model of another env fails at once
-instead of at its first move.
+
+A model file is read by ``agents.model_file.load_policy``, which runs no code from the file: it
+takes the architecture from the plain-JSON member that ``train.py`` writes and the weights with
+``torch.load(weights_only=True)``, and never opens the pickled ``data`` member that SB3's own
+loader unpickles. The file must be a model of this env (``core.OBS_DIM`` numbers in, one of
+``core.NUM_ACTIONS`` actions out, this observation version), so a model of another env fails at
+once instead of at its first move; a model saved without the JSON member (by aos-env 0.2 or by
+plain SB3) is refused, with what to do about it.
 """
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_bool, check_file, check_string, fail
+from aos_env.checks import ArgumentError, check_bool, fail
 
 from .base import BaseAgent
-
-#: Members of the zip file that stable-baselines3's ``save`` writes (``load`` needs them).
-MODEL_MEMBERS = ("data", "policy.pth")
+from .model_file import SB3_MEMBERS as MODEL_MEMBERS  # noqa: F401  (the members SB3's loader needs)
+from .model_file import check_device, check_sb3_model_file, load_policy
 
 
 def check_model_file(path) -> Path:
-    """The path of a saved MaskablePPO model: an existing zip file with the members SB3 writes.
-
-    FileNotFoundError (naming the path as given) if it does not exist; ValueError if it is not
-    such a zip. Like SB3, ``"runs/x/model"`` also finds ``"runs/x/model.zip"``.
-    """
-    if isinstance(path, (str, Path)) and not Path(path).exists() and Path(f"{path}.zip").is_file():
-        path = f"{path}.zip"
-    p = check_file("model", path)
-    if not zipfile.is_zipfile(p):
-        raise ArgumentError(f"model {str(path)!r} is not a zip file (a model saved by train.py or MaskablePPO.save)")
-    with zipfile.ZipFile(p) as z:
-        missing = [m for m in MODEL_MEMBERS if m not in z.namelist()]
-    if missing:
-        raise ArgumentError(f"model {str(path)!r} is a zip file but not a saved MaskablePPO model: it has no "
-                            f"{' or '.join(map(repr, missing))} inside (train.py saves runs/<name>/model.zip)")
-    return p
+    """The path of a model SB3's own loader can continue (``train.py --resume``): see
+    ``agents.model_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
+    return check_sb3_model_file(path)
 
 
 def check_spaces(observation_space, action_space, what: str) -> None:
@@ -69,25 +58,12 @@ class PolicyAgent(BaseAgent):
         if (path is None) == (policy is None):
             raise ArgumentError("give either a model path or a policy (not both)")
         deterministic = check_bool("deterministic", deterministic)
-        device = check_string("device", device)
         super().__init__(seed)
         if path is not None:
-            import torch
-            from sb3_contrib import MaskablePPO
-
-            file = check_model_file(path)
-            try:
-                torch.device(device)
-            except RuntimeError:
-                raise fail("device", "a torch device such as 'cpu' or 'cuda'", device) from None
-            try:
-                model = MaskablePPO.load(str(file), device=device)
-            except Exception as e:  # SB3 raises what its readers raise: KeyError, pickle errors, ...
-                raise ArgumentError(f"model {str(path)!r}: cannot be loaded as a MaskablePPO model "
-                                    f"({type(e).__name__}: {e})") from None
-            check_spaces(model.observation_space, model.action_space, f"model {str(path)!r}")
-            policy = model.policy
+            device = check_device("device", device)
+            policy = load_policy(path, device=device)  # no code from the file: see agents.model_file
             self.name = str(path)
+            self.num_players = policy.aos_meta["num_players"]  # the game size it was trained for
         else:
             if not all(callable(getattr(policy, m, None)) for m in ("predict", "set_training_mode")):
                 raise fail("policy", "a MaskablePPO policy (model.policy)", policy)

@@ -7,9 +7,9 @@ separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random
 search on top of it (``SEARCH_DEFAULTS``: only the actions the bot gives a real chance are
 searched, the bot plays the rollouts, its value network values where they stop, and its
 log-probabilities break near-ties; 30 ms per decision on average on this project's 2-core
-machine). A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent, needs torch), a path to
-an ``.npz`` bot file an exported policy (BotAgent); both take options too:
-``runs/x/model.zip:deterministic=false``.
+machine). A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent, needs torch; read by
+``agents.model_file.load_policy``, which runs no code from the file), a path to an ``.npz`` bot file an
+exported policy (BotAgent); both take options too: ``runs/x/model.zip:deterministic=false``.
 
 Options are typed (see ``OPTIONS``): an int option takes only a whole number
 (``rollouts=2.5`` is an error, not 2), ``none`` stands for None where an

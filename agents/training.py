@@ -25,17 +25,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
+import signal
 import sys
+import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from aos_env.checks import (
-    ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, int_arg, int_list_arg,
-    name_list_arg,
+    MEMORY_FRACTION, ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, format_bytes,
+    int_arg, int_list_arg, name_list_arg, total_memory,
 )
+from aos_env.files import atomic_folder, atomic_path, write_text
 
 if TYPE_CHECKING:
     from aos_env.learner_env import OpponentPool
@@ -48,6 +55,20 @@ _RLLIB_OPTIONS = ("--num-env-runners", "--envs-per-runner", "--address")
 _OPPONENT_SEED_STEP = 11  # opponent i plays with seed + 11 * i
 RLLIB_CHECKPOINT = "rllib"  # runs/<name>/rllib/: the RLlib checkpoint (--resume)
 BOT_FILE = "bot.npz"  # runs/<name>/bot.npz: the rllib run's policy as a bot file
+MODEL_FILE = "model.zip"  # runs/<name>/model.zip: the sb3 run's model
+CHECKPOINTS = "checkpoints"  # runs/<name>/checkpoints/model_<steps>.zip (sb3), bot_<steps>.npz (rllib)
+_CHECKPOINT_NAME = re.compile(r"model_([0-9]+)\.zip")
+#: What a run writes in its folder: a folder holding any of them holds a run, which only --resume
+#: continues and only --overwrite replaces.
+RUN_FILES = (MODEL_FILE, "summary.json", "history.json", "learning_curve.png", BOT_FILE, RLLIB_CHECKPOINT,
+             CHECKPOINTS, "tb")
+DEFAULT_BATCH_SIZE = 2048
+#: Bytes per network parameter while training: float32 weights, their gradients and Adam's two moments.
+_TRAIN_BYTES_PER_PARAMETER = 4 * 4
+#: Bytes per parameter of each frozen copy of the network (self-play snapshots, the evaluated copy).
+_SNAPSHOT_BYTES_PER_PARAMETER = 4
+#: Activations kept per hidden unit and row of a batch: float32 forward values and their gradients.
+_ACTIVATION_BYTES = 2 * 4
 
 
 def _rollout_bytes_per_step() -> int:
@@ -110,11 +131,20 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     g.add_argument("--name", type=arg_type(_run_name, "name"), default="default",
                    help="run name: output goes to <out>/<name>/")
     g.add_argument("--resume", action="store_true",
-                   help="continue the run <out>/<name>/ from its model.zip (rllib: from its RLlib checkpoint rllib/)")
+                   help="continue the run <out>/<name>/ from the newest of its model.zip and "
+                        "checkpoints/model_<steps>.zip (rllib: from its RLlib checkpoint rllib/). It is read with "
+                        "SB3's (or RLlib's) full loader, which unpickles the file and so can run code from it: "
+                        "resume only run folders you trained yourself (playing a model, as an agent or an "
+                        "opponent, reads it without unpickling)")
+    g.add_argument("--overwrite", action="store_true",
+                   help="replace the run <out>/<name>/ if it exists (its model, checkpoints, summary, history, "
+                        "curve and TensorBoard logs are deleted when training starts); without --overwrite or "
+                        "--resume an existing run is never written over")
     g.add_argument("--max-turns", type=int_arg(1), default=200,
                    help="turn limit of a game (over all players), at least --players (every seat gets a turn)")
     g.add_argument("--device", default="cpu",
-                   help="torch device of the learner (cpu, cuda, cuda:1, ...; rllib: cpu or cuda, one GPU)")
+                   help="torch device of the learner (cpu, cuda, cuda:1, ...; rllib: cpu or cuda, one GPU); it must "
+                        "exist on this machine (cuda only where torch.cuda.is_available())")
     g.add_argument("--threads", type=int_arg(1), default=1,
                    help="threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
                         "the env and the network take turns in one process, and idle engine threads spin)")
@@ -145,7 +175,9 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     n.add_argument("--learning-rate", type=float_arg(0, low_open=True), default=3e-4, help="Adam learning rate, > 0")
     n.add_argument("--n-steps", type=int_arg(1), default=16,
                    help="steps per env per rollout (rollout = n_steps * num_envs, at least 2)")
-    n.add_argument("--batch-size", type=int_arg(2), default=2048, help="minibatch size, at least 2")
+    n.add_argument("--batch-size", type=int_arg(2), default=None,
+                   help=f"minibatch size, at least 2 and at most the rollout (--n-steps x --num-envs); default: "
+                        f"{DEFAULT_BATCH_SIZE}, or the rollout if it is smaller")
     n.add_argument("--n-epochs", type=int_arg(1), default=4, help="passes over each rollout")
     n.add_argument("--gamma", type=float_arg(0, 1), default=0.995, help="discount factor, 0..1")
     n.add_argument("--gae-lambda", type=float_arg(0, 1), default=0.95, help="GAE lambda, 0..1")
@@ -204,10 +236,10 @@ def iteration_times(sample: list[float], learn: list[float], steps: int) -> dict
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> OpponentPool:
     """What argparse cannot check by itself, before anything is written; any problem is a usage
-    error (``parser.error``: exit status 2). Returns the opponent pool built from the specs
-    (without 'self': its snapshots join the pool during training)."""
+    error (``parser.error``: exit status 2). Sets ``args.batch_size`` (its default) and
+    ``args.resume_from`` (the model --resume continues, or None). Returns the opponent pool built
+    from the specs (without 'self': its snapshots join the pool during training)."""
     from agents import make_agent
-    from agents.policy import check_model_file
     from aos_env.learner_env import BYTES_PER_GAME, OpponentPool
 
     def usage(option: str, message: str) -> None:
@@ -215,6 +247,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
 
     # argparse passes a string default through type=, but not a list default (nargs="+")
     args.opponents = [_mix_item(o) if isinstance(o, str) else o for o in args.opponents]
+    args.resume_from = None
     if args.max_turns < args.players:
         usage("--max-turns", f"must be at least --players ({args.players}): every seat, the learner's too, needs a "
                              f"turn; got {args.max_turns}")
@@ -222,29 +255,23 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     rollout = args.n_steps * args.num_envs
     if rollout < 2:  # PPO normalises the advantages over the rollout
         usage("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
-    if args.backend == "rllib" and args.batch_size > rollout:  # RLlib refuses a minibatch larger than the batch
-        usage("--batch-size", f"must be at most the rollout (--n-steps x games = {rollout}) with --backend rllib, "
-                              f"got {args.batch_size}")
+    if args.batch_size is None:
+        args.batch_size = min(DEFAULT_BATCH_SIZE, rollout)
+    elif args.batch_size > rollout:  # a minibatch is a part of the rollout (RLlib refuses a larger one, SB3 clips it)
+        games = "games" if args.backend == "rllib" else "--num-envs"
+        usage("--batch-size", f"must be at most the rollout (--n-steps x {games} = {rollout}), got {args.batch_size}")
     try:
         check_batch_memory(games_option, args.num_envs, BYTES_PER_GAME + args.n_steps * _rollout_bytes_per_step(),
                            unit=f"game, with its {args.n_steps} rollout steps")
         check_output_folder("--out", args.out)
     except ArgumentError as e:
         parser.error(str(e))
+    _check_net_arch(parser, args)
     run_dir = args.out / args.name
     if run_dir.exists() and not run_dir.is_dir():
         usage("--name", f"{str(run_dir)!r} is a file; a run needs a folder there")
-    if args.resume and args.backend == "rllib":
-        if not (run_dir / RLLIB_CHECKPOINT / "rllib_checkpoint.json").is_file():
-            usage("--resume", f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
-                              "--backend rllib first, without --resume)")
-    elif args.resume:
-        try:
-            check_model_file(run_dir / "model.zip")
-        except FileNotFoundError:
-            usage("--resume", f"no model to resume at {run_dir / 'model.zip'} (train a run first, without --resume)")
-        except ArgumentError as e:
-            usage("--resume", str(e))
+    _check_writable(parser, run_dir)
+    _check_run_folder(parser, args, run_dir)
     if args.init is not None:
         from agents.bot import BotNet
 
@@ -252,21 +279,22 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
             usage("--init", "starts a new run; --resume continues one from its own model (give one of them)")
         if args.backend != "sb3":
             usage("--init", f"is for --backend sb3, got --backend {args.backend}")
+        _check_not_in_run(parser, "--init", args.init, run_dir)
         try:
             hidden = [w.shape[1] for w in BotNet(args.init).policy.weights[:-1]]
-        except (ValueError, FileNotFoundError) as e:
-            usage("--init", str(e))
+        except Exception as e:  # ArgumentError, or whatever a broken .npz raises in numpy's reader
+            usage("--init", _load_error(e))
         if hidden != list(args.net_arch):
             usage("--init", f"the bot's hidden layers are {','.join(map(str, hidden))}; give --net-arch "
                             f"{','.join(map(str, hidden))} (got {','.join(map(str, args.net_arch))})")
-    import torch
+    from .model_file import check_device
 
-    try:
-        torch.device(args.device)
-    except RuntimeError:
-        usage("--device", f"must be a torch device such as cpu or cuda, got {args.device!r}")
     if args.backend == "rllib" and args.device not in ("cpu", "cuda"):
         usage("--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {args.device!r}")
+    try:
+        check_device("--device", args.device)
+    except ArgumentError as e:
+        usage("--device", str(e).removeprefix("--device "))
     if sum(w for _, w in args.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in args.opponents)
         usage("--opponents", f"at least one weight must be > 0, got {given}")
@@ -276,18 +304,160 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
             usage("--opponents", f"{spec!r} is given twice")
         if spec == "self":
             continue
+        _check_spec_not_in_run(parser, "--opponents", spec, run_dir)
         try:
             pool.add(spec, make_agent(spec, seed=args.seed + _OPPONENT_SEED_STEP * i), w)
-        except (ValueError, FileNotFoundError) as e:
-            usage("--opponents", str(e))
+        except Exception as e:  # ArgumentError, FileNotFoundError, or what a broken file raises in its reader
+            usage("--opponents", _load_error(e, spec))
     for i, spec in enumerate(args.eval_baselines):
+        _check_spec_not_in_run(parser, "--eval-baselines", spec, run_dir)
         try:
             make_agent(spec, seed=i)
-        except (ValueError, FileNotFoundError) as e:
-            usage("--eval-baselines", str(e))
+        except Exception as e:
+            usage("--eval-baselines", _load_error(e, spec))
     if not pool.weights() or sum(pool.weights().values()) <= 0:  # pure self-play: random until the first snapshot
         pool.add("random", make_agent("random", seed=args.seed), 1e-6)
     return pool
+
+
+def _load_error(e: Exception, spec: str | None = None) -> str:
+    """An agent's or a file's load error as a message: ours say what is wrong; another reader's
+    (numpy's BadZipFile, EOFError, ...) gets its type and the spec."""
+    if isinstance(e, (ArgumentError, FileNotFoundError)):
+        return str(e)
+    where = f"agent {spec!r}: " if spec else ""
+    return f"{where}cannot be loaded ({type(e).__name__}: {e})"
+
+
+def _check_net_arch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Networks that a model file can hold (``model_file.MAX_PARAMETERS``) and that fit in memory
+    while training: weights, gradients, Adam's state, the frozen copies and the activations."""
+    from .model_file import MAX_PARAMETERS, parameter_count
+
+    arch = ",".join(map(str, args.net_arch))
+    params = parameter_count({"pi": list(args.net_arch), "vf": list(args.net_arch)})
+    if params > MAX_PARAMETERS:
+        parser.error(f"argument --net-arch: layers {arch} make networks of {params:,} parameters, more than the "
+                     f"{MAX_PARAMETERS:,} a model file may hold")
+    copies = args.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
+    rows = args.num_envs + args.batch_size  # a rollout step's forward pass, a minibatch's forward and backward
+    need = (params * (_TRAIN_BYTES_PER_PARAMETER + copies * _SNAPSHOT_BYTES_PER_PARAMETER)
+            + rows * 2 * sum(args.net_arch) * _ACTIVATION_BYTES)
+    memory = total_memory()
+    if memory is not None and need > memory * MEMORY_FRACTION:
+        parser.error(f"argument --net-arch: layers {arch} ({params:,} parameters) would need about "
+                     f"{format_bytes(need)} of memory to train; this machine has {format_bytes(memory)} and a run "
+                     f"may use {MEMORY_FRACTION:.0%} of it: give smaller layers")
+
+
+def _check_writable(parser: argparse.ArgumentParser, run_dir: Path) -> None:
+    """The run folder can be written: a tiny file is created (and removed) in it or, if it does not
+    exist yet, in the nearest folder above it that does (where its folders would be created).
+    Permission bits alone do not tell (root may write everywhere, but not in /proc)."""
+    folder = next(p for p in (run_dir, *run_dir.parents) if p.exists())
+    try:
+        fd, name = tempfile.mkstemp(prefix=".aos-write-test-", dir=folder)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as e:
+        parser.error(f"argument --out: cannot write in {str(folder)!r}: creating a file there failed "
+                     f"({e.strerror or e}); give a folder that can be written")
+
+
+def run_holds(run_dir: Path) -> list[str]:
+    """What of a run the folder holds (``RUN_FILES`` present; an empty checkpoints/ or tb/ does not count)."""
+    found = []
+    for name in RUN_FILES:
+        p = run_dir / name
+        if p.is_dir() and name in (CHECKPOINTS, "tb") and not any(p.iterdir()):
+            continue
+        if p.exists():
+            found.append(name)
+    return found
+
+
+def newest_model(run_dir: Path) -> Path | None:
+    """The model --resume continues: the newest, by training steps, of ``model.zip`` and
+    ``checkpoints/model_<steps>.zip`` (model.zip on a tie: it is saved after the checkpoint of the
+    same step). model.zip's steps are read from SB3's ``data`` member as plain JSON (nothing is
+    unpickled); if they cannot be read, the checkpoints come first."""
+    from .model_file import saved_timesteps
+
+    found: list[tuple[int, int, Path]] = []
+    model = run_dir / MODEL_FILE
+    if model.is_file():
+        steps = saved_timesteps(model)
+        found.append((-1 if steps is None else steps, 1, model))
+    folder = run_dir / CHECKPOINTS
+    if folder.is_dir():
+        for p in folder.iterdir():
+            m = _CHECKPOINT_NAME.fullmatch(p.name)
+            if m and p.is_file():
+                found.append((int(m[1]), 0, p))
+    return max(found)[2] if found else None
+
+
+def _check_run_folder(parser: argparse.ArgumentParser, args: argparse.Namespace, run_dir: Path) -> None:
+    """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
+    over by accident; --resume needs a model to continue."""
+    from .model_file import check_sb3_model_file, read_meta
+
+    def usage(option: str, message: str) -> None:
+        parser.error(f"argument {option}: {message}")
+
+    if args.resume and args.overwrite:
+        usage("--overwrite", "replaces a run, --resume continues it: give one of them")
+    held = run_holds(run_dir) if run_dir.is_dir() else []
+    if held and not (args.resume or args.overwrite):
+        usage("--name", f"{str(run_dir)!r} holds a run already ({', '.join(held)}); use --resume to continue it, "
+                        "--overwrite to replace it, or another --name")
+    if not args.resume:
+        return
+    if args.backend == "rllib":
+        if not (run_dir / RLLIB_CHECKPOINT / "rllib_checkpoint.json").is_file():
+            usage("--resume", f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
+                              "--backend rllib first, without --resume)")
+        return
+    model = newest_model(run_dir)
+    if model is None:
+        usage("--resume", f"no model to resume at {run_dir / MODEL_FILE} or in {run_dir / CHECKPOINTS} (train a "
+                          "run first, without --resume)")
+    try:
+        check_sb3_model_file(model)
+    except (ArgumentError, FileNotFoundError) as e:
+        usage("--resume", str(e))
+    try:
+        trained_for = read_meta(model)["num_players"]
+    except ArgumentError:  # an older model without the JSON member: SB3's loader checks it
+        trained_for = None
+    if trained_for is not None and trained_for != args.players:
+        usage("--players", f"the run in {str(run_dir)!r} trains {trained_for}-player games, got --players "
+                           f"{args.players}")
+    args.resume_from = model
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it, links resolved."""
+    path, folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return path == folder or folder in path.parents
+
+
+def _check_not_in_run(parser: argparse.ArgumentParser, option: str, path: Path, run_dir: Path) -> None:
+    """An input may not be a file of the run being written (it would be replaced, or deleted by --overwrite)."""
+    if _inside(path, run_dir):
+        parser.error(f"argument {option}: {str(path)!r} is inside the run's own folder {str(run_dir)!r}, which this "
+                     "run writes; copy it elsewhere first, or give another --name")
+
+
+def _check_spec_not_in_run(parser: argparse.ArgumentParser, option: str, spec: str, run_dir: Path) -> None:
+    from agents.registry import parse_spec
+
+    try:
+        name, _ = parse_spec(spec)
+    except ArgumentError:
+        return  # make_agent reports it
+    if name.lower().endswith((".zip", ".npz")) or "/" in name or os.sep in name:
+        _check_not_in_run(parser, option, Path(name), run_dir)
 
 
 def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str:
@@ -330,12 +500,108 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> dict:
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
     """Train with arguments that ``parser`` parsed (and that a caller such as ``agents.exploit``
     may have set further): they are checked first (a problem is ``parser.error``), then the run
-    trains. Returns the run's summary."""
-    pool = check_args(parser, args)
-    set_threads(args.threads)
-    if args.backend == "rllib":
-        return train_rllib(parser, args, pool)
-    return train_sb3(parser, args, pool)
+    trains. Returns the run's summary.
+
+    SIGINT or SIGTERM stops the run: its model and its summary (``"interrupted": true``) are saved
+    and the process exits with status 128 + the signal's number (a second signal aborts at once). A
+    file that cannot be written (a full disk) ends the run with exit status 1 and a message, the
+    files written before it whole."""
+    with StopSignal() as stop:
+        try:
+            pool = check_args(parser, args)
+            set_threads(args.threads)
+            if args.overwrite:
+                clear_run(args.out / args.name)
+            if args.backend == "rllib":
+                return train_rllib(parser, args, pool, stop)
+            return train_sb3(parser, args, pool, stop)
+        except Interrupted:  # before anything was trained
+            print(f"{stop.name}: stopped before training started; nothing was saved", file=sys.stderr, flush=True)
+            raise SystemExit(stop.exit_status) from None
+        except OSError as e:
+            target = f" ({e.filename})" if e.filename else ""
+            parser.exit(1, f"{parser.prog}: error: {e.strerror or e}{target}: the run stopped; the files it wrote "
+                           "before are whole (every file is written to a temporary name and renamed into place)\n")
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived outside SB3's learn(): the run stops where it is (a BaseException,
+    so that no ``except Exception`` on the way takes it for an error)."""
+
+
+class StopSignal:
+    """SIGINT and SIGTERM during a run. The first asks the run to stop: while SB3 or RLlib trains
+    (inside :meth:`deferring`) it only sets :attr:`signum`, which the training loop reads after the
+    current step; elsewhere it raises :class:`Interrupted` at once. Either way the run then saves
+    its model and summary. A second signal aborts at once (SystemExit, 128 + its number): the files
+    are as they were, every write being atomic. Outside the main thread (where Python cannot take
+    signals) nothing is installed."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._deferred = False
+        self._previous: dict = {}
+
+    def __enter__(self) -> "StopSignal":
+        return self.install()
+
+    def install(self) -> "StopSignal":
+        """Take the signals (again, after a library such as Ray has set handlers of its own)."""
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                previous = signal.signal(s, self._handle)
+                self._previous.setdefault(s, previous)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+        self._previous.clear()
+
+    @property
+    def requested(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.signum).name if self.signum is not None else "signal"
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + (self.signum or signal.SIGINT)
+
+    @contextmanager
+    def deferring(self) -> Iterator[None]:
+        """A signal only sets the flag here (the training loop stops at its next step)."""
+        self._deferred = True
+        try:
+            yield
+        finally:
+            self._deferred = False
+
+    def _handle(self, signum: int, frame) -> None:
+        name = signal.Signals(signum).name
+        if self.signum is not None:
+            print(f"\n{name} again: aborting at once, without saving (every file written so far is whole)",
+                  file=sys.stderr, flush=True)
+            raise SystemExit(128 + signum)
+        self.signum = signum
+        print(f"\n{name}: stopping; the model and the summary will be saved (press Ctrl-C again to abort at once)",
+              file=sys.stderr, flush=True)
+        if not self._deferred:
+            raise Interrupted
+
+
+def clear_run(run_dir: Path) -> None:
+    """--overwrite: delete what a previous run wrote in ``run_dir`` (``RUN_FILES``), and nothing else."""
+    for name in RUN_FILES:
+        p = run_dir / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
 
 
 class Run:
@@ -350,8 +616,12 @@ class Run:
         self.history: list[dict] = []
         self.started = time.time()
 
-    def load_history(self) -> None:
+    def load_history(self, up_to: int | None = None) -> None:
+        """The run's evaluations so far (--resume); ``up_to``: the steps of the model resumed, the
+        evaluations after it (of a later model that was not saved) are dropped."""
         self.history = json.loads(self.history_path.read_text()) if self.history_path.exists() else []
+        if up_to is not None:
+            self.history = [h for h in self.history if h.get("timesteps", 0) <= up_to]
 
     def evaluate(self, me, games: int, seed: int) -> dict:
         """``games`` games of the agent ``me`` in one seat against a baseline in every other seat
@@ -380,14 +650,16 @@ class Run:
         if log is not None:
             for spec, r in result.items():
                 log(f"eval/win_rate_vs_{spec}", r["win_rate"])
-        self.history_path.write_text(json.dumps(self.history, indent=2))
+        write_text(self.history_path, json.dumps(self.history, indent=2))
         plot_curve(self.history, self.dir / "learning_curve.png", self.baselines, self.args.backend)
         msg = ", ".join(f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], "
                         f"{r['truncated']:.1%} truncated" for s, r in result.items())
         print(f"[{t:,} steps, {time.time() - self.started:.0f} s] {msg}", flush=True)
 
-    def finish(self, timesteps: int, steps: int, train_seconds: float, final: dict, model: Path,
-               extra: dict | None = None) -> dict:
+    def finish(self, timesteps: int, steps: int, train_seconds: float, final: dict | None, model: Path,
+               extra: dict | None = None, interrupted: str | None = None) -> dict:
+        """Write summary.json and say where everything is. ``interrupted``: the signal's name if the
+        run was stopped (the summary then says so, and ``final`` is None: no final evaluation ran)."""
         summary = {
             "run": str(self.dir),
             "backend": self.args.backend,
@@ -398,15 +670,25 @@ class Run:
             "final_evaluation": final,
             "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(self.args).items()},
             "model": str(model),
+            "interrupted": interrupted is not None,
+            **({"signal": interrupted} if interrupted else {}),
             **(extra or {}),
         }
-        (self.dir / "summary.json").write_text(json.dumps(summary, indent=2))
-        print(f"saved {model}; summary in {self.dir / 'summary.json'}; curve in {self.dir / 'learning_curve.png'}")
+        write_text(self.dir / "summary.json", json.dumps(summary, indent=2))
+        where = (f"saved {model}; summary in {self.dir / 'summary.json'}; curve in "
+                 f"{self.dir / 'learning_curve.png'}")
+        if interrupted:
+            print(f"{interrupted}: stopped at {timesteps:,} steps; {where}; continue with --resume", flush=True)
+        else:
+            print(where)
         return summary
 
 
-def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool) -> dict:
-    """MaskablePPO on the SB3 adapter of the batched env, in this process."""
+def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool,
+              stop: StopSignal | None = None) -> dict:
+    """MaskablePPO on the SB3 adapter of the batched env, in this process. Every model (model.zip,
+    the checkpoints) is written by ``agents.model_file.save_model``: atomically, with the JSON member
+    that lets agents read it without unpickling. ``stop``: the run's :class:`StopSignal`."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import VecMonitor
@@ -414,27 +696,33 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
     from agents import PolicyAgent
     from aos_env.sb3 import LearnerVecEnv
 
+    from .model_file import save_model, saved_timesteps
+
+    stop = stop or StopSignal()
     run = Run(args)
     run_dir = run.dir
-    model_path = run_dir / "model.zip"
+    model_path = run_dir / MODEL_FILE
 
     self_weight = sum(w for s, w in args.opponents if s == "self")
     venv = LearnerVecEnv(num_envs=args.num_envs, num_players=args.players, opponents=pool, seed=args.seed,
                          max_turns=args.max_turns, shaping=args.shaping, truncation_reward=args.truncation_reward)
     env = VecMonitor(venv, info_keywords=("win", "score"))
 
-    if args.resume:
-        try:  # SB3 checks that the model's spaces fit the env; a broken file raises what its reader raises
-            run.load_history()
+    resume_from = getattr(args, "resume_from", None) or (model_path if args.resume else None)
+    if resume_from is not None:
+        try:  # SB3's full loader: the run's own file (see --resume); it checks that the spaces fit the env
+            run.load_history(up_to=saved_timesteps(resume_from))
             # the env's spaces replace the saved ones: runs saved before the observation's bounds became
             # finite (aos-env 0.3) have inf highs, and SB3 would refuse a Box that differs only there
             # (the shape, which must match, is checked by SB3 against the saved weights)
-            model = MaskablePPO.load(str(model_path), env=env, device=args.device,
+            model = MaskablePPO.load(str(resume_from), env=env, device=args.device,
                                      tensorboard_log=str(run_dir / "tb"),
                                      custom_objects={"observation_space": env.observation_space,
                                                      "action_space": env.action_space})
         except Exception as e:
-            parser.error(f"argument --resume: cannot continue the run in {run_dir}: {type(e).__name__}: {e}")
+            parser.error(f"argument --resume: cannot continue the run in {run_dir} from {resume_from}: "
+                         f"{type(e).__name__}: {e}")
+        print(f"resuming from {resume_from} ({model.num_timesteps:,} steps)", flush=True)
     else:
         model = MaskablePPO(
             "MlpPolicy", env,
@@ -448,7 +736,10 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
             from agents.export import warm_start
 
             warm_start(model.policy, args.init)
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    (run_dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    steps_before = model.num_timesteps
+    training = None
+    t0 = train_end = None
 
     def evaluate(games: int, seed: int) -> dict:
         return run.evaluate(PolicyAgent.snapshot(model, deterministic=True), games, seed)
@@ -458,7 +749,7 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
             model.logger.record(tag, value)
 
     class Training(BaseCallback):
-        """Self-play snapshots, periodic evaluation, checkpoints, summary and curve."""
+        """Self-play snapshots, periodic evaluation, checkpoints; stops learn() on SIGINT/SIGTERM."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -507,28 +798,43 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
             if t >= self.next_eval:
                 self.next_eval += args.eval_every
                 run.record(t, evaluate(args.eval_games, seed=10_000_000 + t), log)
-                model.save(run_dir / "checkpoints" / f"model_{t}.zip")
+                save_model(model, run_dir / CHECKPOINTS / f"model_{t}.zip", args.players)
             self.eval_seconds += time.time() - started  # not sampling (RLlib's timer leaves these out too)
-            return True
+            return not stop.requested  # False stops learn() after this step
 
-    if not run.history:
-        run.record(model.num_timesteps, evaluate(args.eval_games, seed=10_000_000), log)
-    steps_before = model.num_timesteps
-    training = Training()
-    t0 = time.time()
-    model.learn(total_timesteps=args.timesteps, callback=training, progress_bar=not args.no_progress,
-                reset_num_timesteps=not args.resume, tb_log_name="ppo")
-    train_end = time.time()
-    model.save(model_path)
-    final = evaluate(args.final_eval_games, seed=20_000_000)
-    run.record(model.num_timesteps, final, log)
-    return run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - t0, final, model_path,
-                      {"iterations": training.finish(train_end)})
+    try:
+        if not run.history:
+            run.record(model.num_timesteps, evaluate(args.eval_games, seed=10_000_000), log)
+        training = Training()
+        t0 = time.time()
+        with stop.deferring():
+            model.learn(total_timesteps=args.timesteps, callback=training, progress_bar=not args.no_progress,
+                        reset_num_timesteps=resume_from is None, tb_log_name="ppo")
+        train_end = time.time()
+        if stop.requested:
+            raise Interrupted
+        save_model(model, model_path, args.players)
+        final = evaluate(args.final_eval_games, seed=20_000_000)
+        run.record(model.num_timesteps, final, log)
+        return run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - t0, final, model_path,
+                          {"iterations": training.finish(train_end)})
+    except Interrupted:
+        pass
+    # stopped by a signal: save what there is (a second signal aborts, the files whole)
+    train_end = train_end or time.time()
+    save_model(model, model_path, args.players)
+    iterations = training.finish(train_end) if training is not None else iteration_times([], [], 0)
+    run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - (t0 or train_end), None,
+               model_path, {"iterations": iterations}, interrupted=stop.name)
+    raise SystemExit(stop.exit_status)
 
 
-def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool) -> dict:
+def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool,
+                stop: StopSignal | None = None) -> dict:
     """Ray RLlib's PPO (aos_env.rllib): env runners step batches of games, self-play snapshots are
-    broadcast to every runner's opponent pool, and the policy is saved as a numpy bot file."""
+    broadcast to every runner's opponent pool, and the policy is saved as a numpy bot file.
+    ``stop``: the run's :class:`StopSignal`."""
+    stop = stop or StopSignal()
     import logging
 
     import ray
@@ -550,6 +856,7 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
                      logging_level="ERROR")
     except Exception as e:  # ray raises ConnectionError, RuntimeError or ValueError for a bad address
         parser.error(f"argument --address: cannot join a Ray cluster at {args.address!r}: {type(e).__name__}: {e}")
+    stop.install()  # SIGINT and SIGTERM stop the run and save it, whatever handlers Ray has set
     trainer = None
     try:
         cpus = ray.cluster_resources().get("CPU", 0)
@@ -573,7 +880,7 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
                 parser.error(f"argument --resume: cannot continue the run in {run_dir}: {type(e).__name__}: {e}")
         else:
             trainer = rllib.RLlibTrainer(config, args.players)
-        return _rllib_loop(args, run, trainer, checkpoint, ray.__version__)
+        return _rllib_loop(args, run, trainer, checkpoint, ray.__version__, stop)
     finally:
         if trainer is not None:
             trainer.stop()
@@ -595,12 +902,19 @@ def _check_reachable(parser: argparse.ArgumentParser, address: str, timeout: flo
                      "start one with ray start --head")
 
 
-def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, ray_version: str) -> dict:
+def _save_folder(save, path: Path) -> None:
+    """``save(folder)`` writes a checkpoint folder; it replaces ``path`` only once it is whole."""
+    with atomic_folder(path) as tmp:
+        save(tmp)
+
+
+def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, ray_version: str,
+                stop: StopSignal) -> dict:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
     run_dir = run.dir
-    (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    (run_dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
     writer = SummaryWriter(str(run_dir / "tb" / f"rllib_{len(list((run_dir / 'tb').glob('rllib_*'))) + 1}"))
     self_weight = sum(w for s, w in args.opponents if s == "self")
     snapshots: list[str] = []
@@ -620,20 +934,62 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
     def evaluate(games: int, seed: int) -> dict:
         return run.evaluate(trainer.agent(deterministic=True), games, seed)
 
-    if self_weight > 0 and args.resume:
-        snapshot()
-    if not run.history:
-        run.record(trainer.timesteps, evaluate(args.eval_games, seed=10_000_000), log)
+    steps_before = trainer.timesteps
+    seconds = {"time/sample_seconds": [], "time/learn_seconds": []}  # per iteration (RLlib's timers)
+    t0 = time.time()
+
+    def iterations() -> dict:
+        return iteration_times(seconds["time/sample_seconds"], seconds["time/learn_seconds"],
+                               trainer.timesteps - steps_before)
+
+    def rllib_info() -> dict:
+        return {"ray": ray_version, "checkpoint": str(checkpoint), "num_env_runners": args.num_env_runners,
+                "envs_per_runner": args.envs_per_runner}
+
+    def save() -> Path:
+        bot = trainer.save_bot(run_dir / BOT_FILE, info={"trained_by": "train.py --backend rllib",
+                                                         "timesteps": trainer.timesteps, "ray": ray_version})
+        _save_folder(trainer.save, checkpoint)
+        return bot
+
+    try:
+        if self_weight > 0 and args.resume:
+            snapshot()
+        if not run.history:
+            run.record(trainer.timesteps, evaluate(args.eval_games, seed=10_000_000), log)
+        t0 = time.time()
+        train_seconds = _rllib_train(args, run, trainer, stop, log, evaluate, snapshot, seconds, checkpoint,
+                                     self_weight, tqdm)
+        if stop.requested:
+            raise Interrupted
+        bot = save()
+        final = evaluate(args.final_eval_games, seed=20_000_000)
+        run.record(trainer.timesteps, final, log)
+        writer.close()
+        return run.finish(trainer.timesteps, trainer.timesteps - steps_before, train_seconds, final, bot,
+                          {"iterations": iterations(), "rllib": rllib_info()})
+    except Interrupted:
+        pass
+    bot = save()  # stopped by a signal: save what there is (a second signal aborts, the files whole)
+    writer.close()
+    run.finish(trainer.timesteps, trainer.timesteps - steps_before, time.time() - t0, None, bot,
+               {"iterations": iterations(), "rllib": rllib_info()}, interrupted=stop.name)
+    raise SystemExit(stop.exit_status)
+
+
+def _rllib_train(args, run: Run, trainer, stop: StopSignal, log, evaluate, snapshot, seconds: dict,
+                 checkpoint: Path, self_weight: float, tqdm) -> float:
+    """RLlib's training iterations until ``--timesteps`` more steps or a stop signal; returns their seconds."""
+    run_dir = run.dir
     next_snapshot = trainer.timesteps + args.snapshot_every
     next_eval = trainer.timesteps + args.eval_every
-    steps_before = trainer.timesteps
     target = trainer.timesteps + args.timesteps
     bar = tqdm(total=args.timesteps, unit="step", desc="rllib", disable=args.no_progress)
     t0 = time.time()
-    seconds = {"time/sample_seconds": [], "time/learn_seconds": []}  # per iteration (RLlib's timers)
-    while trainer.timesteps < target:
+    while trainer.timesteps < target and not stop.requested:
         it = time.time()
-        metrics = trainer.train()
+        with stop.deferring():
+            metrics = trainer.train()
         bar.update(int(metrics["env_steps"]))
         for key, values in seconds.items():
             if key in metrics:
@@ -647,22 +1003,12 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
             next_snapshot += args.snapshot_every
         if t >= next_eval:
             next_eval += args.eval_every
-            run.record(t, evaluate(args.eval_games, seed=10_000_000 + t), log)
-            trainer.save_bot(run_dir / "checkpoints" / f"bot_{t}.npz")
-            trainer.save(checkpoint)
+            with stop.deferring():  # an evaluation and a checkpoint are finished before the run stops
+                run.record(t, evaluate(args.eval_games, seed=10_000_000 + t), log)
+                trainer.save_bot(run_dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.files)
+                _save_folder(trainer.save, checkpoint)
     bar.close()
-    train_seconds = time.time() - t0
-    bot = trainer.save_bot(run_dir / BOT_FILE, info={"trained_by": "train.py --backend rllib",
-                                                     "timesteps": trainer.timesteps, "ray": ray_version})
-    trainer.save(checkpoint)
-    final = evaluate(args.final_eval_games, seed=20_000_000)
-    run.record(trainer.timesteps, final, log)
-    writer.close()
-    return run.finish(trainer.timesteps, trainer.timesteps - steps_before, train_seconds, final, bot,
-                      {"iterations": iteration_times(seconds["time/sample_seconds"], seconds["time/learn_seconds"],
-                                                     trainer.timesteps - steps_before),
-                       "rllib": {"ray": ray_version, "checkpoint": str(checkpoint),
-                                 "num_env_runners": args.num_env_runners, "envs_per_runner": args.envs_per_runner}})
+    return time.time() - t0
 
 
 def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: str = "sb3") -> None:
@@ -690,8 +1036,11 @@ def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: s
     ax.legend()
     ax.set_title(("RLlib PPO" if backend == "rllib" else "MaskablePPO") + " on Age of Summoners")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        with atomic_path(path) as tmp:  # a full disk leaves the previous curve whole
+            fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
+    finally:
+        plt.close(fig)
 
 
 if __name__ == "__main__":

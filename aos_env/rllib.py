@@ -241,12 +241,9 @@ def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | N
 
 def save_bot(arrays: Mapping[str, np.ndarray], path, num_players: int, info: dict | None = None) -> Path:
     """Write a bot file: ``make_agent(str(path))`` (``agents.BotAgent``) then plays it with numpy."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(bot_bytes(arrays, num_players, info))
-    os.replace(tmp, path)  # readers never see half a file
-    return path
+    from .files import write_bytes
+
+    return write_bytes(path, bot_bytes(arrays, num_players, info))  # atomic: readers never see half a file
 
 
 def bot_from_bytes(data: bytes, deterministic: bool = True, seed: int | None = 0):

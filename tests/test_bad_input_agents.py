@@ -6,6 +6,7 @@ that names the bad option or spec, and builds no agent.
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -17,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import GreedyAgent, MonteCarloAgent, PolicyAgent, RandomAgent, make_agent
+from agents.model_file import MEMBER as MODEL_MEMBER
 from agents.registry import NAMES, OPTIONS
 from aos_env import checks, core
 
@@ -187,7 +189,8 @@ def test_valid_specs_with_typed_options() -> None:
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory) -> dict[str, Path]:
-    """Saved MaskablePPO models of the wrong observation and action sizes, and broken files."""
+    """Saved MaskablePPO models of the wrong observation and action sizes (with the JSON member that
+    train.py writes, saying so), and broken files."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO
 
@@ -202,6 +205,10 @@ def models(tmp_path_factory) -> dict[str, Path]:
         MaskablePPO("MlpPolicy", Dummy(obs, actions), n_steps=8, batch_size=8,
                     policy_kwargs={"net_arch": [4]}).save(d / name)
         out[name] = d / f"{name}.zip"
+        meta = {"format": "aos-model", "format_version": 1, "obs_version": core.OBS_VERSION, "obs_dim": obs,
+                "num_actions": actions, "num_players": 2, "net_arch": {"pi": [4], "vf": [4]}, "activation": "tanh"}
+        with zipfile.ZipFile(out[name], "a") as z:
+            z.writestr(MODEL_MEMBER, json.dumps(meta))
     with zipfile.ZipFile(d / "other.zip", "w") as z:
         z.writestr("readme.txt", "not a model")
     out["other"] = d / "other.zip"
@@ -223,11 +230,11 @@ def test_missing_model_is_reported_by_its_own_path(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("which,fragment", [
-    ("other", "is a zip file but not a saved MaskablePPO model: it has no 'data' or 'policy.pth' inside"),
+    ("other", f"is a zip file but not a model saved by train.py: it has no {MODEL_MEMBER} inside"),
     ("text", "is not a zip file"),
-    ("fake", "cannot be loaded as a MaskablePPO model"),
-    ("obs10", f"observes Box(0.0, 1.0, (10,), float32), but this env's observations have shape ({core.OBS_DIM},)"),
-    ("act7", "chooses among Discrete(7), but this env has Discrete(44) actions"),
+    ("fake", f"has no {MODEL_MEMBER} inside: it was saved by plain stable-baselines3"),
+    ("obs10", f"was trained for observation size 10, this env has {core.OBS_DIM}"),
+    ("act7", "was trained for number of actions 7, this env has 44"),
 ])
 def test_a_file_that_is_not_a_model_of_this_env(models, which, fragment) -> None:
     rejects(str(models[which]), str(models[which]), fragment)

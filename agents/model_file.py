@@ -1,0 +1,360 @@
+"""Saved models (``.zip``) that can be read without running code from them.
+
+stable-baselines3's loader (``MaskablePPO.load``) unpickles parts of a zip's ``data`` member, and
+an unpickled object can run any code: a model file from a stranger must never go through it. So
+``train.py`` saves every model with :func:`save_model`, which adds a plain-JSON member
+(``MEMBER``) holding the architecture, and everything that *plays* a model (``PolicyAgent``,
+``make_agent("x.zip")``, ``agents.export``, the opponents of ``train.py`` and of the play page)
+reads it with :func:`load_policy`:
+
+- the JSON member, checked field by field (format, types, ranges, this env's observation
+  version and size, its number of actions, a parameter count under ``MAX_PARAMETERS``);
+- ``policy.pth`` with ``torch.load(..., weights_only=True)``, which builds tensors and plain
+  containers only, never an arbitrary object;
+- the network built from the JSON architecture and the weights loaded strictly (every name and
+  shape as the architecture says, finite numbers only).
+
+The ``data`` member is never opened. A file that does not fit (not a zip, no JSON member as in a
+model saved by aos-env 0.2 or by plain SB3, bad JSON, wrong shapes, a pickle where tensors should
+be) is refused with an ``ArgumentError`` that names it.
+
+SB3's full loader remains for one case only: ``train.py --resume`` of one's own run folder (it
+needs the optimizer state and the training counters that only ``data`` holds).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import warnings
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from aos_env import core
+from aos_env.checks import ArgumentError, check_file, check_string, fail, is_int
+from aos_env.files import atomic_path
+
+#: The JSON member that save_model adds to SB3's zip.
+MEMBER = "aos_env_model.json"
+FORMAT = "aos-model"
+FORMAT_VERSION = 1
+#: The policy's weights in SB3's zip (a torch state dict).
+WEIGHTS_MEMBER = "policy.pth"
+#: Members of the zip that SB3's own loader (train.py --resume) needs.
+SB3_MEMBERS = ("data", WEIGHTS_MEMBER)
+#: Activation names of the JSON member (the bot format's too).
+ACTIVATIONS = ("tanh", "relu")
+#: Player counts a model can be trained for.
+PLAYER_COUNTS = (2, 3, 4)
+#: The largest network a model file may describe (weights and biases of both networks): about
+#: 400 MB of float32, far above any network train.py trains (256,256 has 0.5 million).
+MAX_PARAMETERS = 100_000_000
+#: Hidden layers per network at most (a file describing more is not one train.py wrote).
+MAX_LAYERS = 64
+#: The JSON member is a few hundred bytes; a larger one is refused unread.
+MAX_JSON_BYTES = 64 * 1024
+#: policy.pth may hold at most this many bytes per parameter (float64 weights) plus this overhead
+#: (torch's archive records), so a forged size never makes the reader allocate more.
+MAX_BYTES_PER_PARAMETER = 8
+WEIGHTS_OVERHEAD_BYTES = 1 << 20
+#: What to do with a model that cannot be read safely.
+HOW_TO_FIX = ("if it is a model you trained yourself, continue its run once with train.py --resume (SB3's full "
+              "loader, which trusts the file: for your own files only) and use the model.zip that run saves; "
+              "never load a stranger's file that way")
+
+
+def _refuse(path: Any, what: str, fix: bool = False) -> ArgumentError:
+    """The error for a model file that does not fit; ``fix``: add what to do about an old model."""
+    sep = " " if what.split(" ", 1)[0] in ("is", "has", "was") else ": "  # "model 'x' is ...", "model 'x': its ..."
+    return ArgumentError(f"model {str(path)!r}{sep}{what}" + (f" ({HOW_TO_FIX})" if fix else ""))
+
+
+def parameter_count(net_arch: dict[str, list[int]]) -> int:
+    """Weights and biases of the policy network (to ``core.NUM_ACTIONS`` logits) and of the value
+    network (to one value) for hidden sizes ``{"pi": [...], "vf": [...]}``."""
+    total = 0
+    for key, out in (("pi", core.NUM_ACTIONS), ("vf", 1)):
+        sizes = [core.OBS_DIM, *net_arch[key], out]
+        total += sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    return total
+
+
+def _hidden_sizes(policy) -> dict[str, list[int]]:
+    """The hidden layer sizes of a live policy's two networks."""
+    import torch.nn as nn
+
+    return {key: [m.out_features for m in body.modules() if isinstance(m, nn.Linear)]
+            for key, body in (("pi", policy.mlp_extractor.policy_net), ("vf", policy.mlp_extractor.value_net))}
+
+
+def _activation_name(policy) -> str:
+    import torch.nn as nn
+
+    names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+    name = names.get(getattr(policy, "activation_fn", None))
+    if name is None:
+        raise ArgumentError(f"save_model: the policy's activation must be one of {', '.join(ACTIVATIONS)} "
+                            f"(nn.Tanh or nn.ReLU), got {getattr(policy, 'activation_fn', None)!r}")
+    return name
+
+
+def model_meta(model, num_players: int) -> dict:
+    """The JSON member for a live MaskablePPO ``model`` trained for ``num_players`` players."""
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    from .policy import check_spaces
+
+    if not is_int(num_players) or num_players not in PLAYER_COUNTS:
+        raise fail("num_players", "2, 3 or 4", num_players)
+    policy = getattr(model, "policy", None)
+    if policy is None or not hasattr(policy, "mlp_extractor"):
+        raise fail("model", "a MaskablePPO model", model)
+    check_spaces(policy.observation_space, policy.action_space, "save_model: the model")
+    if not isinstance(policy.features_extractor, FlattenExtractor) or not policy.share_features_extractor:
+        raise ArgumentError("save_model: the policy must read the observation as it is (SB3's MlpPolicy: "
+                            "FlattenExtractor, shared by both networks)")
+    return {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
+            "obs_dim": core.OBS_DIM, "num_actions": core.NUM_ACTIONS, "num_players": int(num_players),
+            "net_arch": _hidden_sizes(policy), "activation": _activation_name(policy)}
+
+
+def save_model(model, path, num_players: int) -> Path:
+    """Save a MaskablePPO ``model`` to ``path`` (a ``.zip``) as SB3 does, plus the JSON member that
+    lets :func:`load_policy` read it without unpickling. Written to a temporary file beside ``path``
+    and renamed into place: a crash or a full disk leaves the previous file whole."""
+    path = Path(path)
+    if path.suffix.lower() != ".zip":
+        raise ArgumentError(f"save_model: the path must end in .zip (SB3 adds it otherwise), got {str(path)!r}")
+    meta = model_meta(model, num_players)
+    with atomic_path(path) as tmp:
+        model.save(tmp)
+        with zipfile.ZipFile(tmp, "a") as z:
+            z.writestr(MEMBER, json.dumps(meta))
+    return path
+
+
+# ---- reading ----------------------------------------------------------------------------------
+
+
+def _int_in(meta: dict, key: str, allowed: tuple | range, path) -> int:
+    value = meta.get(key)
+    if not is_int(value) or value not in allowed:
+        shown = f"{allowed[0]}..{allowed[-1]}" if isinstance(allowed, range) else " or ".join(map(str, allowed))
+        raise _refuse(path, f"{MEMBER} has {key} {value!r}, expected {shown}")
+    return int(value)
+
+
+def check_meta(meta: Any, path) -> dict:
+    """The JSON member's fields, checked: a dict of the form :func:`model_meta` writes, for this
+    env's observations and actions. Raises ArgumentError naming ``path``."""
+    if not isinstance(meta, dict):
+        raise _refuse(path, f"{MEMBER} is not a JSON object")
+    if meta.get("format") != FORMAT:
+        raise _refuse(path, f"{MEMBER} has format {meta.get('format')!r}, expected {FORMAT!r}")
+    _int_in(meta, "format_version", (FORMAT_VERSION,), path)
+    for key, want, what in (("obs_version", core.OBS_VERSION, "observation version"),
+                            ("obs_dim", core.OBS_DIM, "observation size"),
+                            ("num_actions", core.NUM_ACTIONS, "number of actions")):
+        value = meta.get(key)
+        if not is_int(value) or value != want:
+            raise _refuse(path, f"was trained for {what} {value!r}, this env has {want}: it is a model of "
+                                "another env or another version of it (a bot file of an older observation version "
+                                "keeps playing: export the model from the aos-env that trained it)")
+    num_players = _int_in(meta, "num_players", PLAYER_COUNTS, path)
+    arch = meta.get("net_arch")
+    if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
+        raise _refuse(path, f"{MEMBER} has net_arch {arch!r}, expected {{\"pi\": [sizes], \"vf\": [sizes]}}")
+    for key, sizes in arch.items():
+        if (not isinstance(sizes, list) or len(sizes) > MAX_LAYERS
+                or not all(is_int(s) and 1 <= s <= MAX_PARAMETERS for s in sizes)):
+            raise _refuse(path, f"{MEMBER} has net_arch[{key!r}] {sizes!r}, expected a list of at most "
+                                f"{MAX_LAYERS} layer sizes >= 1")
+    if parameter_count(arch) > MAX_PARAMETERS:
+        raise _refuse(path, f"its networks {arch} would have {parameter_count(arch):,} parameters, more than the "
+                            f"{MAX_PARAMETERS:,} a model file may have")
+    activation = meta.get("activation")
+    if activation not in ACTIVATIONS:
+        raise _refuse(path, f"{MEMBER} has activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
+    return {**meta, "num_players": num_players, "net_arch": {k: [int(s) for s in v] for k, v in arch.items()}}
+
+
+def _model_path(path) -> Path:
+    """An existing file; like SB3, ``"runs/x/model"`` also finds ``"runs/x/model.zip"``."""
+    if isinstance(path, (str, Path)) and not Path(path).exists() and Path(f"{path}.zip").is_file():
+        path = f"{path}.zip"
+    return check_file("model", path)
+
+
+def _member(z: zipfile.ZipFile, name: str, limit: int, path) -> bytes:
+    """A member's bytes, refused unread if it says it is larger than ``limit``."""
+    info = z.getinfo(name)
+    if info.file_size > limit:
+        raise _refuse(path, f"its member {name!r} holds {info.file_size:,} bytes, more than the {limit:,} it may")
+    with z.open(info) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise _refuse(path, f"its member {name!r} holds more than the {limit:,} bytes it may")
+    return data
+
+
+def _open_zip(path) -> tuple[Path, zipfile.ZipFile]:
+    file = _model_path(path)
+    if not zipfile.is_zipfile(file):
+        raise _refuse(path, "is not a model saved by train.py (it is not a zip file)")
+    try:
+        return file, zipfile.ZipFile(file)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise _refuse(path, f"is not a readable zip file ({type(e).__name__}: {e})") from None
+
+
+def read_meta(path) -> dict:
+    """The checked JSON member of a model file (see :func:`check_meta`); reads nothing else."""
+    file, z = _open_zip(path)
+    with z:
+        return _read_meta(z, path)
+
+
+def _read_meta(z: zipfile.ZipFile, path) -> dict:
+    names = set(z.namelist())
+    if MEMBER not in names:
+        if "data" in names:
+            raise _refuse(path, f"has no {MEMBER} inside: it was saved by plain stable-baselines3 or by aos-env "
+                                "0.3.0 or earlier, and the rest of such a file can be read only by SB3's loader, "
+                                "which can run code from the file, so it is not read", fix=True)
+        raise _refuse(path, f"is a zip file but not a model saved by train.py: it has no {MEMBER} inside")
+    try:
+        meta = json.loads(_member(z, MEMBER, MAX_JSON_BYTES, path).decode("utf-8"))
+    except ArgumentError:
+        raise
+    except (ValueError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile, OSError) as e:
+        raise _refuse(path, f"its {MEMBER} is not readable JSON ({type(e).__name__}: {e})") from None
+    return check_meta(meta, path)
+
+
+def check_device(name: str, device: Any) -> str:
+    """A torch device this machine has: ``cpu``, or ``cuda``/``cuda:N`` where CUDA is available
+    (and has that many GPUs), ... Checked by placing a tiny tensor on it."""
+    import torch
+
+    device = check_string(name, device)
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError):
+        raise fail(name, "a torch device such as 'cpu' or 'cuda'", device) from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise fail(name, "a device this machine has (torch.cuda.is_available() is False here: use cpu)", device)
+    try:
+        torch.zeros(1, device=dev)
+    except Exception as e:  # torch raises RuntimeError, AssertionError, ... for a device it lacks
+        raise fail(name, f"a device this machine has ({type(e).__name__}: {e})", device) from None
+    return device
+
+
+def build_policy(meta: dict):
+    """An untrained MaskableActorCriticPolicy of the architecture a checked meta describes."""
+    import torch.nn as nn
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from aos_env.spaces import observation_box
+
+    activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[meta["activation"]]
+    return MaskableActorCriticPolicy(observation_box(), spaces.Discrete(core.NUM_ACTIONS), lambda _: 0.0,
+                                     net_arch={k: list(v) for k, v in meta["net_arch"].items()},
+                                     activation_fn=activation)
+
+
+def _read_weights(z: zipfile.ZipFile, meta: dict, path) -> dict:
+    import torch
+
+    if WEIGHTS_MEMBER not in z.namelist():
+        raise _refuse(path, f"has no {WEIGHTS_MEMBER} (the policy's weights) inside")
+    limit = parameter_count(meta["net_arch"]) * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES
+    data = _member(z, WEIGHTS_MEMBER, limit, path)
+    try:  # weights_only: tensors and plain containers, never an arbitrary object
+        with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before it refuses the pickle
+            warnings.simplefilter("ignore", UserWarning)
+            state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as e:  # an UnpicklingError for anything but tensors, RuntimeError for a broken archive
+        raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a file of tensors ({type(e).__name__}: "
+                            f"{str(e).splitlines()[0] if str(e) else ''})") from None
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                                              for k, v in state.items()):
+        raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a state dict (names to tensors)")
+    return state
+
+
+def _check_weights(state: dict, want: dict, path) -> None:
+    """Every tensor the architecture has, of its shape, floating point and finite; nothing else."""
+    import torch
+
+    missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
+    if missing or extra:
+        raise _refuse(path, f"its weights do not fit the architecture of its {MEMBER} (missing: "
+                            f"{', '.join(missing) or 'none'}; unexpected: {', '.join(extra) or 'none'})")
+    for key, tensor in state.items():
+        if tuple(tensor.shape) != tuple(want[key].shape):
+            raise _refuse(path, f"its weight {key} has shape {tuple(tensor.shape)}, the architecture of its "
+                                f"{MEMBER} needs {tuple(want[key].shape)}")
+        if not tensor.is_floating_point():
+            raise _refuse(path, f"its weight {key} holds {tensor.dtype} numbers, not floating point")
+        if not bool(torch.isfinite(tensor).all()):
+            raise _refuse(path, f"its weight {key} holds NaN or infinite numbers")
+
+
+def load_policy(path, device: str = "cpu"):
+    """The policy of a model file saved by :func:`save_model`, read without unpickling anything:
+    a ``MaskableActorCriticPolicy`` in evaluation mode, on ``device``, with the file's meta as its
+    attribute ``aos_meta``. Raises ArgumentError naming the file if it does not fit (see the module
+    docstring), FileNotFoundError if it does not exist."""
+    device = check_device("device", device)
+    _, z = _open_zip(path)
+    with z:
+        meta = _read_meta(z, path)
+        state = _read_weights(z, meta, path)
+    policy = build_policy(meta)
+    want = policy.state_dict()
+    _check_weights(state, want, path)
+    # a file's float16 or float64 weights are cast to the policy's float32
+    policy.load_state_dict({k: v.to(want[k].dtype) for k, v in state.items()}, strict=True)
+    policy.set_training_mode(False)
+    policy.aos_meta = meta
+    return policy.to(device)
+
+
+# ---- SB3's own files (train.py --resume) ------------------------------------------------------
+
+
+def check_sb3_model_file(path) -> Path:
+    """The path of a model that SB3's loader can continue (``train.py --resume``): an existing zip
+    with the members SB3 writes. FileNotFoundError (naming the path as given) if it does not exist;
+    ArgumentError if it is not such a zip. Nothing is unpickled here."""
+    p = _model_path(path)
+    if not zipfile.is_zipfile(p):
+        raise ArgumentError(f"model {str(path)!r} is not a zip file (a model saved by train.py or MaskablePPO.save)")
+    try:
+        with zipfile.ZipFile(p) as z:
+            missing = [m for m in SB3_MEMBERS if m not in z.namelist()]
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise ArgumentError(f"model {str(path)!r} is not a readable zip file ({type(e).__name__}: {e})") from None
+    if missing:
+        raise ArgumentError(f"model {str(path)!r} is a zip file but not a saved MaskablePPO model: it has no "
+                            f"{' or '.join(map(repr, missing))} inside (train.py saves runs/<name>/model.zip)")
+    return p
+
+
+def saved_timesteps(path) -> int | None:
+    """The training steps an SB3 model file records (``num_timesteps`` of its ``data`` member, read
+    as plain JSON: nothing is unpickled), or None if it cannot be read."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(_member(z, "data", MAX_JSON_BYTES * 256, path).decode("utf-8"))
+    except (ValueError, KeyError, OSError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile):
+        return None
+    steps = data.get("num_timesteps") if isinstance(data, dict) else None
+    return int(steps) if is_int(steps) and steps >= 0 else None
+
+
+__all__ = ["MEMBER", "FORMAT", "FORMAT_VERSION", "MAX_PARAMETERS", "save_model", "load_policy", "read_meta",
+           "check_meta", "check_device", "parameter_count", "check_sb3_model_file", "saved_timesteps"]
