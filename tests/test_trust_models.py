@@ -409,7 +409,9 @@ def test_a_second_signal_aborts_at_once(tmp_path: Path) -> None:
     time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
-    assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM), err  # aborted, or saved just before
+    # aborted (by its exit status, or by the signal itself when it came before train.py's handler), or
+    # saved just before
+    assert proc.returncode in (128 + signal.SIGINT, 128 + signal.SIGTERM, -signal.SIGINT), err
     assert "Traceback" not in err, err
     assert no_temp_files(run) == []
     for ckpt in (run / "checkpoints").glob("model_*.zip"):
@@ -633,7 +635,7 @@ def test_out_must_be_writable(capsys, tmp_path: Path, monkeypatch) -> None:
     parser = train.build_parser()
     if Path("/proc/self").is_dir():
         usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", "/proc"])),
-                    "--out", "cannot write in '/proc'")
+                    "--out", "'/proc' is not writable")
     # a folder that refuses new files (permission bits do not stop root, so the refusal is simulated)
     import tempfile
 
