@@ -153,12 +153,14 @@ def test_play_page_whole_game_against_the_trained_bot(browser, tmp_path: Path) -
         assert "Game over" in svg.text_content()
         # a second game: the new-game button starts another one
         page.click("#new")
-        page.wait_for_function("document.getElementById('info').textContent.startsWith('game 2')")
+        # locator waits, not wait_for_function: the page's Content-Security-Policy forbids the eval that
+        # a JavaScript-string wait needs (which is the point of the policy)
+        page.locator("#info", has_text="game 2").wait_for(timeout=30_000)
         page.wait_for_selector("#actions button.action:enabled", timeout=30_000)
         assert page.locator("#result").is_hidden()
         before = page.locator("#log li").count()
         page.locator("#actions button.action:enabled").first.click()
-        page.wait_for_function(f"document.querySelectorAll('#log li').length > {before}")
+        page.locator("#log li").nth(before).wait_for(timeout=30_000)
         page.close()
     finally:
         proc.terminate()
