@@ -121,7 +121,7 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
 def refresh_turn_start(state: State, live: np.ndarray) -> None:
     """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
-    _k.refresh_batch(state.records, _tb(state), state.num_players,
+    _k.refresh_batch(state.records, _tb(state), state.num_players, state.max_turns,
                      np.ascontiguousarray(live, dtype=np.int64))
 
 
