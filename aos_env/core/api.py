@@ -19,7 +19,7 @@ from .constants import (
     ACTION_NAMES, DEFAULT_MAX_TURNS, FAITH_CAP, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
 )
 from .obs_layout import OBS_DIM, STATE_DIM
-from .phases import PH, Phase
+from .phases import Phase
 from .state import BACKENDS, State, empty_state, recompute_stats
 from . import np_engine
 
@@ -287,11 +287,8 @@ def truncate(state: State, games) -> State:
     rollout short. Finished games are left as they are."""
     _check_state(state)
     g = _check_games(state, games)
-    g = g[~(state.terminated[g] | state.truncated[g])]
-    state.truncated[g] = True
-    state.rewards[g] = 0.0
-    state.phase[g] = PH.GAME_OVER
-    state.legal_action_mask[g] = False
+    # the reference engine's end of a game: it works on the fields, which both engines share
+    np_engine.scoring.end_games(state, g[~(state.terminated[g] | state.truncated[g])], truncated=True)
     return state
 
 

@@ -8,9 +8,9 @@ import numpy as np
 from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_FIELDS, BONUS_FLIPS, BONUS_STEAL, BONUS_STONES, BONUS_VP
 from ...cards import BONUS_VP_PER_GIFT
 from ..constants import (
-    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, INQUISITION, INQUISITION_DRAW, INQUISITION_DRAW_4P, K,
-    MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE,
-    RESEARCH, SWORD, TARGET_1,
+    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, GAME_ACTION_OF_NUMBER, INQUISITION, INQUISITION_DRAW,
+    INQUISITION_DRAW_4P, K, LAST_NUMBER_ROW, MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PRAYER,
+    PRAYER_DRAW, PRAYER_HAND_SIZE, RESEARCH, SWORD, TARGET_1,
 )
 from ..phases import Phase
 from ..state import STAT_BONUS0, STAT_ICONS
@@ -27,8 +27,8 @@ _ICON0 = STAT_ICONS.start
 
 @jit
 def game_action_of_number(number):
-    """Command number -> game action (R6 table; R10.3: <= 3 Conquest, >= 9 Pilgrimage)."""
-    return min(max(number, 3), 9) - 3
+    """Command number -> game action, from the R6 table ``constants.GAME_ACTION_OF_NUMBER``."""
+    return GAME_ACTION_OF_NUMBER[min(number, LAST_NUMBER_ROW)]
 
 
 @jit
