@@ -39,6 +39,19 @@ MAX_VP = 1_000_000
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
+def turn_limit(declared, max_turns: int, num_players: int):
+    """The highest ``turn`` (turns played) of a game that is not over: ``max_turns - 1`` without a
+    declaration (at ``max_turns`` it is over, R7.5); with one, as high as the int32 turn counters
+    allow with the last round still to play (R7.2). Bools or arrays of them."""
+    return np.where(declared, _INT32_MAX - num_players, max_turns - 1)
+
+
+def last_turn_of(turn, active, declarer, num_players: int):
+    """R7.2: the index of a declared game's final turn, the declarer's: their next turn from
+    ``turn`` (where ``active`` plays), or this one. Ints or arrays of them."""
+    return turn + (declarer - active) % num_players
+
+
 def default_backend() -> str:
     """The engine ``init`` uses when none is given: ``$AOS_BACKEND``, else "numba"."""
     name = os.environ.get(BACKEND_ENV, "numba")
@@ -204,7 +217,11 @@ def step(state: State, actions, games=None) -> State:
     g = state._every if games is None else _check_games(state, games)
     if state.backend == "numba":
         # the kernel checks every action before it changes anything
-        if _nb().try_step(state, g, _action_ids(actions, g.size)) < 0:
+        if games is None and state._batch == 1:  # one game: its action as an int, no index arrays
+            done = _nb().try_step_one(state, int(_action_ids(actions, 1)[0]))
+        else:
+            done = _nb().try_step(state, g, _action_ids(actions, g.size)) < 0
+        if done:
             return state
         _check_actions(state, actions, games)  # raises with the words for every illegal action
         raise AssertionError("the compiled engine refused an action the reference accepts")
@@ -385,13 +402,13 @@ def _check_position(state: State, g: np.ndarray) -> None:
     turn, declarer, active = (state.turn[g].astype(np.int64), state.declarer[g].astype(np.int64),
                               state.active_player[g].astype(np.int64))
     declared = declarer >= 0
-    high = np.where(declared, _INT32_MAX - P, state.max_turns - 1)  # an undeclared game ends at max_turns (R7.5)
+    high = turn_limit(declared, state.max_turns, P)
     bad = (turn < 0) | (turn > high)
     if bad.any():
         i = _first(bad)[0]
         why = " in a declared game" if declared[i] else f" (max_turns {state.max_turns}, no declaration)"
         raise ValueError(f"refresh: game {g[i]}: turn is {turn[i]}; it must be 0..{high[i]}{why}")
-    last = turn + (declarer - active) % P  # the declarer's next turn, or this one (R7.2)
+    last = last_turn_of(turn, active, declarer, P)
     bad = declared & (state.last_turn[g] != last)
     if bad.any():
         i = _first(bad)[0]

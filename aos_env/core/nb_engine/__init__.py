@@ -1,6 +1,8 @@
 """The compiled engine: the rules again, as per-game scalar code compiled with numba, with the batch
-a compiled loop over games. Same phases in the same modules as the numpy reference (``np_engine``),
-the same State fields, and the same games: the per-game random stream is used in the same order.
+a compiled loop over games. Its topic modules have the names of the numpy reference's
+(``np_engine``), and each phase's handlers are the functions the phase table names
+(``phases.PHASES``) in both; the same State fields, and the same games: the per-game random stream
+is used in the same order.
 
 This module is the Python side: it hands the kernels the State's records and the card tables (a
 few arrays per call) and turns their status codes into errors.
@@ -70,7 +72,8 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
 
 
 def try_step_one(state: State, action: int) -> bool:
-    """Check and step a batch of one game: False (nothing changed) if ``action`` is illegal."""
+    """Check and step a batch of one game (``core.step``'s path for one game): False (nothing
+    changed) if ``action`` is illegal. The rewards are zeroed."""
     status = _k.step_one(state.records, _tb(state), state.num_players, state.max_turns, action)
     if status == _k.ENGINE_BUG:
         raise _bug()

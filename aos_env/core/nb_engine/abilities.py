@@ -1,5 +1,5 @@
 """The special (rule-changing) spirit abilities for one game, one small function group each; the
-scalar twin of ``np_engine/abilities.py`` (Baldanders, a part of paying, lives in summon.py).
+scalar twin of ``np_engine/abilities.py`` (Baldanders' placements, a part of paying, live in summon.py).
 Counts of copies in play come from the per-player totals ``state.stats``."""
 
 from __future__ import annotations

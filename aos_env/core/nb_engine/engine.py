@@ -137,21 +137,18 @@ def dispatch_source() -> str:
 DISPATCH_SOURCE = dispatch_source()
 
 
-def _compile_dispatch() -> dict:
-    """Run the generated source in a namespace of the names it uses; its text is registered with
-    linecache under ``DISPATCH_FILE`` (tracebacks and numba show its lines)."""
+def _define_dispatch() -> dict:
+    """Run the generated source in this module's namespace (numba rebuilds a cached function's
+    environment from its module), and return its functions. Its text is registered with
+    linecache under ``DISPATCH_FILE``, so tracebacks and numba show its lines."""
     linecache.cache[DISPATCH_FILE] = (len(DISPATCH_SOURCE), None, DISPATCH_SOURCE.splitlines(True), DISPATCH_FILE)
-    namespace = {
-        "Phase": Phase, "NUM_ACTIONS": NUM_ACTIONS, "YES": YES, "NO": NO, "OPTION_A": OPTION_A, "OPTION_B": OPTION_B,
-        "CARD_0": CARD_0, "K": K, "MANA_0": MANA_0, "NUM_UNITS": NUM_UNITS,
-        "abilities": abilities, "actions": actions, "discards": discards, "draws": draws, "summon": summon,
-        "turn": turn, "zones": zones,
-    }
-    exec(compile(DISPATCH_SOURCE, DISPATCH_FILE, "exec"), namespace)
-    return namespace
+    exec(compile(DISPATCH_SOURCE, DISPATCH_FILE, "exec"), globals())
+    return {name: globals()[name] for name in DISPATCH_FUNCTIONS}
 
 
-_DISPATCH = _compile_dispatch()
+#: The functions ``DISPATCH_SOURCE`` defines.
+DISPATCH_FUNCTIONS = ("run_internal", "has_forced_part", "forced_part", "fill_mask", "apply_decision")
+_DISPATCH = _define_dispatch()
 run_internal = jit(_DISPATCH["run_internal"])
 has_forced_part = jit(_DISPATCH["has_forced_part"])
 forced_part = jit(_DISPATCH["forced_part"])
