@@ -198,7 +198,8 @@ def test_the_same_jobs_have_the_same_names_in_both_engines() -> None:
     for module, names in same.items():
         for name in names:
             assert _defines(_np(module), name) and _defines(_nb(module), name), f"{module}.{name}"
-    for module, gone in {"turn": ["command_mask", "offer_mask"], "summon": ["cost_reduction", "baldanders_count"]}.items():
+    gone_from = {"turn": ["command_mask", "offer_mask"], "summon": ["cost_reduction", "baldanders_count"]}
+    for module, gone in gone_from.items():
         for name in gone:
             assert not _defines(_np(module), name) and not _defines(_nb(module), name), f"{module}.{name}"
 

@@ -55,7 +55,7 @@ def cache_folder(name: str, tag: str) -> str:
     return os.path.join(base, "aos_env", f"{name}-{tag}")
 
 
-class CacheLocator(caching._CacheLocator):
+class CacheLocator(caching._CacheLocator):  # numba's base class of cache locators (numba.core.caching)
     """numba's cache locator for our registered files: the folder and source stamp registered for
     the function's file (the sources hash, which covers every file the folder depends on)."""
 
