@@ -43,8 +43,9 @@ ENGINE_BUG = -2  #: a decision with no legal action (never happens; the numpy en
 
 # ---- dispatch, generated from the phase table ------------------------------------------------
 
-#: What a mask kind's branch of ``fill_mask`` does: the lines, with ``{call}`` for the mask
-#: function's name and ``{row}`` for the part of the mask it fills.
+#: The lines of a mask kind's branch of ``fill_mask``, ``{call}`` standing for its mask function:
+#: the fixed kinds set their two actions, the others hand the function the part of the mask
+#: their kind covers.
 _MASK_LINES = {
     Mask.YES_NO: ["mask[YES] = True", "mask[NO] = True"],
     Mask.OPTIONS: ["mask[OPTION_A] = True", "mask[OPTION_B] = True"],
@@ -54,8 +55,6 @@ _MASK_LINES = {
     Mask.UNITS: ["{call}(r, t, P, mask[MANA_0:MANA_0 + NUM_UNITS])"],
     Mask.ACTIONS: ["{call}(r, t, P, mask)"],
 }
-
-
 _WIDTH = 100  # wrap the generated tests at this width
 
 
