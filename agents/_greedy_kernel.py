@@ -15,22 +15,20 @@ any order), or of at most two values (the offered cards), so the scores do not d
 sums are ordered. tests/test_greedy.py checks the decisions against a recording (first made with the
 numpy implementation this kernel replaced: the same decisions, but for a fixed Prayer threshold).
 
-Compiled on first use and cached on disk, like the engine (``aos_env/core/nb_engine/_jit.py``):
-in a folder named after a hash of this file and of the core modules whose constants it compiles in.
+Compiled on first use and cached on disk, like the engine (``aos_env/core/_numba.py``): in a
+folder named after a hash of this file and of the core modules whose constants it compiles in.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 
 import numpy as np
-from numba import config, njit
+from numba import njit
 
 import aos_env
 from aos_env.cards import BONUS_VP, NUM_KINDS
-from aos_env.core import OBS_PHASES, Phase, obs_slices
+from aos_env.core import OBS_PHASES, Phase, _numba, obs_slices
 from aos_env.core.constants import (
     ACT, AXE, CONQUEST, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B,
     PILGRIMAGE, RESEARCH, STONE, SWORD, TARGET_1, YES, game_action_of_number,
@@ -41,35 +39,20 @@ K = NUM_KINDS
 
 # ---- compiling and caching ---------------------------------------------------------------------
 
-_CORE = Path(aos_env.__file__).resolve().parent
-_SOURCES = [Path(__file__).resolve()] + [_CORE / "core" / name for name in
-                                         ("constants.py", "phases.py", "obs_layout.py")] + [_CORE / "cards.py"]
-
-
-def _cache_dir() -> str:
-    h = hashlib.sha1()
-    for f in _SOURCES:
-        h.update(f.name.encode())
-        h.update(f.read_bytes())
-    tag = h.hexdigest()[:16]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return os.path.join(os.environ["NUMBA_CACHE_DIR"], f"greedy-{tag}")
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "aos_env", f"greedy-{tag}")
-
-
-CACHE_DIR = _cache_dir()
+_CORE = Path(aos_env.__file__).resolve().parent / "core"
+_SOURCES = [Path(__file__).resolve()] + [_CORE / name for name in
+                                         ("constants.py", "phases.py", "obs_layout.py", "_numba.py")] + \
+    [_CORE.parent / "cards.py"]
+_TAG = _numba.sources_tag(_SOURCES)
+CACHE_DIR = _numba.cache_folder("greedy", _TAG)
+_numba.register([Path(__file__).resolve()], CACHE_DIR, _TAG)
+_CACHE = _numba.cacheable(CACHE_DIR)
 
 
 def jit(fn):
-    """Compile ``fn`` with the engine's options, cached in ``CACHE_DIR`` (numba reads its cache
-    folder when a function is decorated: set it for this one only, leave the engine's alone)."""
-    before = config.CACHE_DIR
-    config.CACHE_DIR = CACHE_DIR
-    try:
-        return njit(cache=True, nogil=True, error_model="numpy")(fn)
-    finally:
-        config.CACHE_DIR = before
+    """Compile ``fn`` with the engine's options, cached in ``CACHE_DIR`` (``aos_env.core._numba``
+    points numba there for this file only; ``numba.config`` is left alone)."""
+    return njit(cache=_CACHE, nogil=True, error_model="numpy")(fn)
 
 
 # ---- the card tables ---------------------------------------------------------------------------

@@ -31,17 +31,16 @@ from . import core
 from .cards import CardSet, load_cards
 from .checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
 from .core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
-from .core.api import MAX_MAX_TURNS, MAX_VP
+from .core.api import MAX_MAX_TURNS, MAX_VP, last_turn_of, turn_limit
+from .core.constants import FAITH_CAP, INITIAL_FAITH, MAX_PLAYERS, MIN_PLAYERS
 
 CardRef = Union[str, int]
 
 #: Keys of a player's dict.
 PLAYER_KEYS = ("hand", "mana", "head", "spirits", "stones", "vp", "faith")
 _ZONES = ("hand", "mana", "spirits", "stones")
-MAX_FAITH = 10  # R1.4
-# MAX_VP (1,000,000, core.refresh's bound) is the highest VP accepted: far above any real game (the
-# end may be declared from 30 VP, R7.1), and far from the engine's int32 limit once printed points
-# and game-end scoring are added.
+# The bounds are core.refresh's (core/api.py), which checks the position again: faith 0..FAITH_CAP
+# (R1.4), VP 0..MAX_VP, the turn and last turn as turn_limit and last_turn_of say.
 
 
 def _kind(cards: CardSet, ref: Any, what: str) -> int:
@@ -78,7 +77,7 @@ def _player(cards: CardSet, p: int, spec: Any) -> dict[str, Any]:
     head = spec.get("head")
     out["head"] = -1 if head is None else _kind(cards, head, f"{where}.head")
     out["vp"] = check_int(f"{where}.vp", spec.get("vp", 0), 0, MAX_VP)
-    out["faith"] = check_int(f"{where}.faith", spec.get("faith", 1), 0, MAX_FAITH)
+    out["faith"] = check_int(f"{where}.faith", spec.get("faith", INITIAL_FAITH), 0, FAITH_CAP)
     return out
 
 
@@ -117,23 +116,21 @@ def position(
     if cards is not None and not isinstance(cards, CardSet):
         raise fail("cards", "a CardSet (from aos_env.cards.load_cards) or None", cards)
     cards = cards or load_cards()
-    P = check_int("num_players", num_players, 2, 4)
+    P = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     B = check_int("num_envs", num_envs, 1)
     check_batch_memory("num_envs", B, BYTES_PER_GAME)  # before check_seeds allocates B seeds
     max_turns = check_int("max_turns", max_turns, 1, MAX_MAX_TURNS)
     check_seeds("seed", seed, B)
     active = check_int("active", active, 0, P - 1)
     declarer = check_int("declarer", declarer, -1, P - 1)
-    int_max = int(np.iinfo(np.int32).max)
-    if declarer < 0:  # an undeclared game at turn >= max_turns would already be over (R7.5)
-        turn = check_int("turn", turn, 0, max_turns - 1)
+    turn = check_int("turn", turn, 0, int(turn_limit(declarer >= 0, max_turns, P)))
+    if declarer < 0:
         if last_turn is not None:
             raise ArgumentError(f"last_turn is only for a declared game (declarer >= 0), got last_turn={last_turn!r}"
                                 " with declarer=-1")
         final = 0
     else:
-        turn = check_int("turn", turn, 0, int_max - P)
-        final = turn + (declarer - active) % P
+        final = last_turn_of(turn, active, declarer, P)
         if last_turn is not None and check_int("last_turn", last_turn, 0) != final:
             raise ArgumentError(
                 f"last_turn must be {final} (the declarer's last turn: player {declarer}'s next turn from turn "

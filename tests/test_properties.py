@@ -65,7 +65,7 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
     from aos_env import core
     from aos_env.cards import DEFAULT as cards
     from aos_env.core.np_engine.summon import pay_forced, pay_mask
-    from aos_env.core.np_engine.zones import give_up_mana
+    from aos_env.core.np_engine.zones import give_up_unit
     from aos_env.positions import position
 
     if sum(need) + any_ == 0:
@@ -91,7 +91,7 @@ def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana,
         if legal.sum() != 1:
             break
         unit = int(np.argmax(legal))
-        give_up_mana(reference, g, reference.active_player[g], np.array([unit]))
+        give_up_unit(reference, g, reference.active_player[g], np.array([unit]))
         reference.paid[0, unit] += 1
         reference.choice_floor[0] = 30 + unit
         if reference.paid[0].sum() == sum(need) + any_:

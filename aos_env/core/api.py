@@ -19,7 +19,7 @@ from .constants import (
     ACTION_NAMES, DEFAULT_MAX_TURNS, FAITH_CAP, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
 )
 from .obs_layout import OBS_DIM, STATE_DIM
-from .phases import PH, Phase
+from .phases import Phase
 from .state import BACKENDS, State, empty_state, recompute_stats
 from . import np_engine
 
@@ -37,6 +37,19 @@ MAX_MAX_TURNS = int(np.iinfo(np.int32).max) - MAX_PLAYERS
 #: game-end scoring) cannot overflow.
 MAX_VP = 1_000_000
 _INT32_MAX = int(np.iinfo(np.int32).max)
+
+
+def turn_limit(declared, max_turns: int, num_players: int):
+    """The highest ``turn`` (turns played) of a game that is not over: ``max_turns - 1`` without a
+    declaration (at ``max_turns`` it is over, R7.5); with one, as high as the int32 turn counters
+    allow with the last round still to play (R7.2). Bools or arrays of them."""
+    return np.where(declared, _INT32_MAX - num_players, max_turns - 1)
+
+
+def last_turn_of(turn, active, declarer, num_players: int):
+    """R7.2: the index of a declared game's final turn, the declarer's: their next turn from
+    ``turn`` (where ``active`` plays), or this one. Ints or arrays of them."""
+    return turn + (declarer - active) % num_players
 
 
 def default_backend() -> str:
@@ -204,7 +217,11 @@ def step(state: State, actions, games=None) -> State:
     g = state._every if games is None else _check_games(state, games)
     if state.backend == "numba":
         # the kernel checks every action before it changes anything
-        if _nb().try_step(state, g, _action_ids(actions, g.size)) < 0:
+        if games is None and state._batch == 1:  # one game: its action as an int, no index arrays
+            done = _nb().try_step_one(state, int(_action_ids(actions, 1)[0]))
+        else:
+            done = _nb().try_step(state, g, _action_ids(actions, g.size)) < 0
+        if done:
             return state
         _check_actions(state, actions, games)  # raises with the words for every illegal action
         raise AssertionError("the compiled engine refused an action the reference accepts")
@@ -287,11 +304,8 @@ def truncate(state: State, games) -> State:
     rollout short. Finished games are left as they are."""
     _check_state(state)
     g = _check_games(state, games)
-    g = g[~(state.terminated[g] | state.truncated[g])]
-    state.truncated[g] = True
-    state.rewards[g] = 0.0
-    state.phase[g] = PH.GAME_OVER
-    state.legal_action_mask[g] = False
+    # the reference engine's end of a game: it works on the fields, which both engines share
+    np_engine.scoring.end_games(state, g[~(state.terminated[g] | state.truncated[g])], truncated=True)
     return state
 
 
@@ -388,13 +402,13 @@ def _check_position(state: State, g: np.ndarray) -> None:
     turn, declarer, active = (state.turn[g].astype(np.int64), state.declarer[g].astype(np.int64),
                               state.active_player[g].astype(np.int64))
     declared = declarer >= 0
-    high = np.where(declared, _INT32_MAX - P, state.max_turns - 1)  # an undeclared game ends at max_turns (R7.5)
+    high = turn_limit(declared, state.max_turns, P)
     bad = (turn < 0) | (turn > high)
     if bad.any():
         i = _first(bad)[0]
         why = " in a declared game" if declared[i] else f" (max_turns {state.max_turns}, no declaration)"
         raise ValueError(f"refresh: game {g[i]}: turn is {turn[i]}; it must be 0..{high[i]}{why}")
-    last = turn + (declarer - active) % P  # the declarer's next turn, or this one (R7.2)
+    last = last_turn_of(turn, active, declarer, P)
     bad = declared & (state.last_turn[g] != last)
     if bad.any():
         i = _first(bad)[0]

@@ -57,13 +57,17 @@ NUM_GAME_ACTIONS = 7
 LOWEST_ACTION_NUMBER, HIGHEST_ACTION_NUMBER = 3, 9  # "3 or less": Conquest, "9 or more": Pilgrimage
 MAX_COMMAND_NUMBER = 10  # two cards of number 5
 
-_GAME_ACTION_OF_NUMBER = np.clip(np.arange(32), LOWEST_ACTION_NUMBER, HIGHEST_ACTION_NUMBER) - LOWEST_ACTION_NUMBER
+#: The R6 table: command number 0..31 (a number above 31 reads row 31) -> game action (R10.3: 3 or
+#: less Conquest, 9 or more Pilgrimage). Both engines read it (np.clip is slow on small arrays; the
+#: compiled engine looks it up too, ``nb_engine.actions.game_action_of_number``).
+GAME_ACTION_OF_NUMBER = np.clip(np.arange(32), LOWEST_ACTION_NUMBER, HIGHEST_ACTION_NUMBER) - LOWEST_ACTION_NUMBER
+GAME_ACTION_OF_NUMBER.setflags(write=False)
+LAST_NUMBER_ROW = GAME_ACTION_OF_NUMBER.size - 1
 
 
 def game_action_of_number(number: np.ndarray) -> np.ndarray:
-    """Command number -> game action (R6 table; R10.3: <= 3 Conquest, >= 9 Pilgrimage).
-    A table lookup: np.clip is slow on small arrays."""
-    return _GAME_ACTION_OF_NUMBER[np.minimum(number, 31)]
+    """Command number -> game action, from the R6 table ``GAME_ACTION_OF_NUMBER``."""
+    return GAME_ACTION_OF_NUMBER[np.minimum(number, LAST_NUMBER_ROW)]
 
 
 # ---- numbers the rules fix ---------------------------------------------------------------------

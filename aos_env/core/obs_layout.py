@@ -34,8 +34,12 @@ OLDER_VERSIONS = (2,)
 class Slot(NamedTuple):
     name: str
     size: int
-    scale: float  # the entry is raw / scale
+    scale: float  # the entry is raw / scale (GAME_SCALE: a number of the game, see GAME_SCALED)
     meaning: str
+
+
+#: The scale of a slot divided by a number of the game rather than a constant (``GAME_SCALED``).
+GAME_SCALE = 0.0
 
 
 GLOBAL_LAYOUT: tuple[Slot, ...] = (
@@ -46,9 +50,9 @@ GLOBAL_LAYOUT: tuple[Slot, ...] = (
     Slot("head_number", 1, 10.0, "number of the head the command card went onto / 10: the number Asmodai would give"),
     Slot("deck_size", 1, 110.0, "cards in the deck / 110"),
     Slot("discard_size", 1, 110.0, "cards in the discard pile / 110"),
-    Slot("turn", 1, 0.0, "turns played / the turn limit"),  # scale: the game's max_turns
+    Slot("turn", 1, GAME_SCALE, "turns played / the turn limit"),
     Slot("declared", 1, 1.0, "1 once the end is declared (R7.1)"),
-    Slot("turns_left", 1, 0.0, "after a declaration: turns still to play / number of players, else 0"),  # scale: P
+    Slot("turns_left", 1, GAME_SCALE, "after a declaration: turns still to play / number of players, else 0"),
     Slot("count", 1, 10.0, "choices left in a repeated decision (discards, flips, Baldanders, Belial) / 10"),
     Slot("floor", 1, 44.0, "lowest action id allowed next in a repeated decision / 44 (multisets are chosen in ascending order)"),
     Slot("summoning", K, 1.0, "one-hot: the spirit being summoned (Baldanders, payment)"),
@@ -105,7 +109,15 @@ def obs_slices() -> dict[str, slice]:
 
 G = layout_slices(GLOBAL_LAYOUT)  # global slices
 S = layout_slices(SEAT_LAYOUT)  # offsets inside a seat block
-_SCALE = {s.name: s.scale for s in GLOBAL_LAYOUT + SEAT_LAYOUT}
+#: Slot name (a seat slot by its name inside a seat block) -> its scale: both engines divide by these.
+SCALE: dict[str, float] = {s.name: s.scale for s in GLOBAL_LAYOUT + SEAT_LAYOUT}
+#: The slots scaled by a number of the game: the name of that number.
+GAME_SCALED: dict[str, str] = {"turn": "max_turns", "turns_left": "num_players"}
+#: One-hots and flags: 0 or 1 by their meaning, so their scale is 1.
+ONE_HOT = frozenset({"num_players", "phase", "action", "declared", "summoning", "present", "is_active", "is_current",
+                     "is_declarer", "is_first", "has_head", "head"})
+assert {n for n, sc in SCALE.items() if sc == GAME_SCALE} == set(GAME_SCALED)
+assert all(SCALE[n] == 1.0 for n in ONE_HOT)
 _SLICES = obs_slices()
 
 
@@ -115,11 +127,10 @@ def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_play
     1.00000001 for 1). ``turn`` needs the game's ``max_turns`` and ``turns_left``
     its number of players."""
     base = name.split(".")[-1]
-    scale = _SCALE[base]
-    if base == "turn":
-        scale = float(max_turns) if max_turns else np.nan
-    elif base == "turns_left":
-        scale = float(num_players) if num_players else np.nan
+    scale = SCALE[base]
+    if base in GAME_SCALED:
+        number = {"max_turns": max_turns, "num_players": num_players}[GAME_SCALED[base]]
+        scale = float(number) if number else np.nan
     return np.rint(obs[..., _SLICES[name]].astype(np.float64) * scale)  # every raw number is a whole number
 
 

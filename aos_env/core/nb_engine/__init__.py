@@ -1,6 +1,8 @@
 """The compiled engine: the rules again, as per-game scalar code compiled with numba, with the batch
-a compiled loop over games. Same phases in the same modules as the numpy reference (``np_engine``),
-the same State fields, and the same games: the per-game random stream is used in the same order.
+a compiled loop over games. Its topic modules have the names of the numpy reference's
+(``np_engine``), and each phase's handlers are the functions the phase table names
+(``phases.PHASES``) in both; the same State fields, and the same games: the per-game random stream
+is used in the same order.
 
 This module is the Python side: it hands the kernels the State's records and the card tables (a
 few arrays per call) and turns their status codes into errors.
@@ -12,6 +14,7 @@ import os
 
 import numpy as np
 
+from .. import _numba
 from ..obs_layout import OBS_DIM
 from ..state import State
 from . import engine as _k
@@ -21,6 +24,19 @@ from .tables import card_tables
 #: than they save (benchmarks/engine_throughput.py on 2 cores). ``$AOS_PARALLEL_MIN_GAMES`` sets it
 #: (a huge value turns threads off).
 PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "4096"))
+_threads_started = False
+
+
+def _threaded(n: int) -> bool:
+    """Whether a batch of ``n`` games runs on threads; if so, numba's threads are started first
+    (``_numba.launch_threads``: our threading layer, unless the user chose one)."""
+    global _threads_started
+    if n < PARALLEL_MIN_GAMES:
+        return False
+    if not _threads_started:
+        _numba.launch_threads()
+        _threads_started = True
+    return True
 
 
 def _tb(state: State) -> np.ndarray:
@@ -40,26 +56,15 @@ def setup(state: State, seeds: np.ndarray) -> None:
     """Set up every game of a fresh state (R2) with its seed, advancing to its first decision."""
     B = state.batch_size
     seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    kernel = _k.setup_batch_parallel if B >= PARALLEL_MIN_GAMES else _k.setup_batch
+    kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
     if kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
         raise _bug()
-
-
-def step(state: State, g: np.ndarray, action: np.ndarray) -> None:
-    """Apply legal actions of unfinished games g (checked by the caller), then advance them."""
-    kernel = _k.step_batch_parallel if g.size >= PARALLEL_MIN_GAMES else _k.step_batch
-    status = kernel(state.records, _tb(state), state.num_players, state.max_turns,
-                    np.ascontiguousarray(g, dtype=np.int64), np.ascontiguousarray(action, dtype=np.int64))
-    if status == _k.ENGINE_BUG:
-        raise _bug()
-    if status != _k.OK:
-        raise AssertionError("step: an action the caller checked is illegal")
 
 
 def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
     """Check and step in one call: -1 if done, else the position in ``games`` of the first game
     whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
-    kernel = _k.step_batch_parallel if games.size >= PARALLEL_MIN_GAMES else _k.step_batch
+    kernel = _k.step_batch_parallel if _threaded(games.size) else _k.step_batch
     status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
     if status == _k.ENGINE_BUG:
         raise _bug()
@@ -67,7 +72,8 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
 
 
 def try_step_one(state: State, action: int) -> bool:
-    """Check and step a batch of one game: False (nothing changed) if ``action`` is illegal."""
+    """Check and step a batch of one game (``core.step``'s path for one game): False (nothing
+    changed) if ``action`` is illegal. The rewards are zeroed."""
     status = _k.step_one(state.records, _tb(state), state.num_players, state.max_turns, action)
     if status == _k.ENGINE_BUG:
         raise _bug()
@@ -96,7 +102,7 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
         games = np.arange(B, dtype=np.int64)
     n = games.size
     out = np.zeros((n, OBS_DIM), dtype=np.float32)
-    kernel = _k.observe_batch_parallel if n >= PARALLEL_MIN_GAMES else _k.observe_batch
+    kernel = _k.observe_batch_parallel if _threaded(n) else _k.observe_batch
     kernel(state.records, _tb(state), state.num_players, state.max_turns,
            np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(player, dtype=np.int64), out)
     return out
@@ -118,10 +124,10 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
 def refresh_turn_start(state: State, live: np.ndarray) -> None:
     """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
-    _k.refresh_batch(state.records, _tb(state), state.num_players,
+    _k.refresh_batch(state.records, _tb(state), state.num_players, state.max_turns,
                      np.ascontiguousarray(live, dtype=np.int64))
 
 
-__all__ = ["setup", "step", "try_step", "try_step_one", "aec_step", "aec_observe", "observe", "observe_one",
+__all__ = ["setup", "try_step", "try_step_one", "aec_step", "aec_observe", "observe", "observe_one",
            "final_scores",
            "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]

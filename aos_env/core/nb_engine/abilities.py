@@ -1,5 +1,5 @@
 """The special (rule-changing) spirit abilities for one game, one small function group each; the
-scalar twin of ``np_engine/abilities.py`` (Baldanders, a part of paying, lives in summon.py).
+scalar twin of ``np_engine/abilities.py`` (Baldanders' placements, a part of paying, live in summon.py).
 Counts of copies in play come from the per-player totals ``state.stats``."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ..constants import (
 from ..phases import Phase
 from ..state import STAT_ICONS, STAT_SPECIAL
 from ._jit import jit
-from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, ordered_choice
+from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, ordered_choice_mask
 from .discards import over_limit, start_discard_round
 from .draws import request_draws
 from .zones import colour_count, give_up_unit, zone_size
@@ -47,7 +47,7 @@ def leprechaun_count(r, p):
 
 
 @jit
-def apply_leprechaun(r, action):
+def apply_leprechaun(r, t, P, action):
     """YES: draw one card per Leprechaun (all at once, R10.4), then discard as many."""
     if action == YES:
         request_draws(r, Phase.LEPRECHAUN_DRAWN, 0, leprechaun_count(r, r.active_player), 0, 0, 0)
@@ -56,7 +56,7 @@ def apply_leprechaun(r, action):
 
 
 @jit
-def run_leprechaun_drawn(r):
+def run_leprechaun_drawn(r, t, P, max_turns):
     """After Leprechaun's draw: discard as many cards as there are Leprechauns (fewer if the hand
     is short); the number is taken now, after any R8.3 round in the draw."""
     p = r.active_player
@@ -66,14 +66,15 @@ def run_leprechaun_drawn(r):
 
 
 @jit
-def leprechaun_discard_mask(r, mask):
+def leprechaun_discard_mask(r, t, P, mask):
+    """``mask`` (K,): the kinds the active player may discard next (ascending order)."""
     avail = np.empty(K, dtype=np.int64)
     hand_units(r, r.active_player, avail)
-    ordered_choice(avail, K, r.choice_floor, r.choice_left, mask, 0)
+    ordered_choice_mask(avail, K, r.choice_floor, r.choice_left, mask, 0)
 
 
 @jit
-def apply_leprechaun_discard(r, k):
+def apply_leprechaun_discard(r, t, P, k):
     discard_from_hand(r, r.active_player, k)
     r.choice_left -= 1
     if r.choice_left == 0:
@@ -81,7 +82,7 @@ def apply_leprechaun_discard(r, k):
 
 
 @jit
-def leprechaun_discard_forced(r):
+def leprechaun_discard_forced(r, t, P):
     """Phase.LEPRECHAUN_DISCARD, on arrival: discard the forced part at once."""
     p = r.active_player
     avail = np.empty(K, dtype=np.int64)
@@ -104,7 +105,7 @@ def asmodai_count(r, p):
 
 
 @jit
-def apply_asmodai(r, action):
+def apply_asmodai(r, t, P, action):
     """YES: the command card counts 0, so the number is the head's alone (R10.4)."""
     if action == YES:
         r.command_number = r.head_number
@@ -126,7 +127,7 @@ def nightmare_on_summon(r, P):
 
 
 @jit
-def apply_nightmare(r, a):
+def apply_nightmare(r, t, P, a):
     """YES: every player, the summoner first, discards down to 6 cards, then to 7 mana; then
     Phase III. NO: Phase III at once."""
     if a == YES:
@@ -158,7 +159,7 @@ def start_belial(r):
 
 
 @jit
-def belial_mask(r, t, mask):
+def belial_mask(r, t, P, mask):
     """MANA_BLACK, STONE (R10.4: a stone may pay) or NO; units in ascending order."""
     p = r.active_player
     floor = r.choice_floor
@@ -168,7 +169,7 @@ def belial_mask(r, t, mask):
 
 
 @jit
-def apply_belial(r, t, action):
+def apply_belial(r, t, P, action):
     if action == NO:
         r.phase = Phase.DECLARE_CHECK
         return

@@ -8,16 +8,16 @@ import numpy as np
 from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_FIELDS, BONUS_FLIPS, BONUS_STEAL, BONUS_STONES, BONUS_VP
 from ...cards import BONUS_VP_PER_GIFT
 from ..constants import (
-    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, INQUISITION, INQUISITION_DRAW, INQUISITION_DRAW_4P, K,
-    MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE,
-    RESEARCH, SWORD, TARGET_1,
+    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, GAME_ACTION_OF_NUMBER, INQUISITION, INQUISITION_DRAW,
+    INQUISITION_DRAW_4P, K, LAST_NUMBER_ROW, MANA_0, NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PRAYER,
+    PRAYER_DRAW, PRAYER_HAND_SIZE, RESEARCH, SWORD, TARGET_1,
 )
 from ..phases import Phase
 from ..state import STAT_BONUS0, STAT_ICONS
 from . import abilities
 from ._jit import jit
 from .chips import gain_faith
-from .choice import discard_from_hand, ordered_choice
+from .choice import discard_from_hand, ordered_choice_mask
 from .draws import request_draws
 from .zones import mana_by_colour, take_mana, zone_size
 
@@ -27,8 +27,8 @@ _ICON0 = STAT_ICONS.start
 
 @jit
 def game_action_of_number(number):
-    """Command number -> game action (R6 table; R10.3: <= 3 Conquest, >= 9 Pilgrimage)."""
-    return min(max(number, 3), 9) - 3
+    """Command number -> game action, from the R6 table ``constants.GAME_ACTION_OF_NUMBER``."""
+    return GAME_ACTION_OF_NUMBER[min(number, LAST_NUMBER_ROW)]
 
 
 @jit
@@ -44,7 +44,7 @@ def finish_action(r):
 
 
 @jit
-def run_action(r, t, P):
+def run_action(r, t, P, max_turns):
     """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
     which = game_action_of_number(r.command_number)
     p = r.active_player
@@ -106,7 +106,7 @@ def conquest(r, p, P):
 
 
 @jit
-def conquest_target_mask(r, P, mask):
+def conquest_target_mask(r, t, P, mask):
     """TARGET_i: the player i seats to the left, if they can be stolen from."""
     p = r.active_player
     for i in range(1, P):
@@ -114,7 +114,7 @@ def conquest_target_mask(r, P, mask):
 
 
 @jit
-def apply_conquest_target(r, P, action):
+def apply_conquest_target(r, t, P, action):
     p = r.active_player
     victim = (p + action - TARGET_1 + 1) % P
     n = min(r.vp[victim], 1 + action_bonus(r, p, CONQUEST, BONUS_STEAL))  # Ifrit: 1 more each
@@ -141,24 +141,24 @@ def research(r, p):
 
 
 @jit
-def flip_mask(r, t, mask):
+def flip_mask(r, t, P, mask):
     """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: the face-up mana colours that may be flipped next
     (ascending order; each flip stands alone, so any open colour with mana will do)."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
     mana_by_colour(r, t, p, mana)
-    ordered_choice(mana, NUM_COLOURS, r.choice_floor - MANA_0, 1, mask, MANA_0)
+    ordered_choice_mask(mana, NUM_COLOURS, r.choice_floor - MANA_0, 1, mask, MANA_0)
 
 
 @jit
-def homunculus_flip_mask(r, t, mask):
+def homunculus_flip_mask(r, t, P, mask):
     """Phase.HOMUNCULUS_FLIP: one more flip, or NO to stop (R10.1: each Homunculus may be declined)."""
-    flip_mask(r, t, mask)
+    flip_mask(r, t, P, mask)
     mask[NO] = True
 
 
 @jit
-def apply_research_flip(r, t, action):
+def apply_research_flip(r, t, P, action):
     """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: flip the chosen colour (NO, at a Homunculus flip:
     stop). Another Homunculus flip follows while flips are left and face-up mana remains."""
     if action == NO:
@@ -179,7 +179,7 @@ def apply_research_flip(r, t, action):
 
 
 @jit
-def apply_alchemy(r, action):
+def apply_alchemy(r, t, P, action):
     """(a) draw 1 card and gain a stone, or (b) gain 1 faith and gain a stone."""
     p = r.active_player
     if action == OPTION_A:
@@ -191,7 +191,7 @@ def apply_alchemy(r, action):
 
 
 @jit
-def apply_pilgrimage(r, action):
+def apply_pilgrimage(r, t, P, action):
     """(a) gain VP equal to your faith (keeping it), or (b) draw 1 card and gain 1 faith."""
     p = r.active_player
     if action == OPTION_A:
@@ -206,7 +206,7 @@ def apply_pilgrimage(r, action):
 
 
 @jit
-def apply_prayer(r, action):
+def apply_prayer(r, t, P, action):
     """(a) draw 2 cards, or (b) discard any number of cards, then draw up to 5."""
     if action == OPTION_A:
         r.draw_pend[PEND_HAND] += PRAYER_DRAW
@@ -221,7 +221,7 @@ def apply_prayer(r, action):
 
 
 @jit
-def prayer_discard_mask(r, mask):
+def prayer_discard_mask(r, t, P, mask):
     """CARD_k (kinds in ascending order) to discard one more, NO to stop (zero is allowed)."""
     p = r.active_player
     floor = r.choice_floor
@@ -231,7 +231,7 @@ def prayer_discard_mask(r, mask):
 
 
 @jit
-def apply_prayer_discard(r, action):
+def apply_prayer_discard(r, t, P, action):
     if action == NO:
         _prayer_refill(r)
         return
@@ -261,7 +261,7 @@ def festival(r, p):
 
 
 @jit
-def run_festival_resolve(r, P):
+def run_festival_resolve(r, t, P, max_turns):
     """Both cards to the mana row if another player now has lower faith (or with a Treant);
     otherwise the player picks one."""
     p = r.active_player
@@ -282,7 +282,7 @@ def run_festival_resolve(r, P):
 
 
 @jit
-def apply_festival_pick(r, k):
+def apply_festival_pick(r, t, P, k):
     """The chosen card goes into the mana row, the other to the discard pile."""
     r.mana[r.active_player, k] += 1
     r.offer[k] -= 1
@@ -304,7 +304,7 @@ def inquisition(r, P):
 
 
 @jit
-def run_inquisition_next(r, P):
+def run_inquisition_next(r, t, P, max_turns):
     """Find the next giver, from ``giver_seat`` on: lower (compared) faith than the active player."""
     p = r.active_player
     r.current_player = p
@@ -327,7 +327,7 @@ def run_inquisition_next(r, P):
 
 
 @jit
-def apply_gift(r, k):
+def apply_gift(r, t, P, k):
     giver, p = r.current_player, r.active_player
     r.hand[giver, k] -= 1
     r.hand[p, k] += 1
@@ -338,7 +338,7 @@ def apply_gift(r, k):
 
 
 @jit
-def run_inquisition_deck_gift(r):
+def run_inquisition_deck_gift(r, t, P, max_turns):
     """Phase.INQUISITION_DECK_GIFT: after the draw of a gift from the deck (R8.2). Succubus scores
     it only if it arrived (R8.3 may have skipped the draw)."""
     p = r.active_player

@@ -9,7 +9,7 @@ from ._jit import jit
 
 
 @jit
-def ordered_choice(avail, n, floor, needed, mask, at):
+def ordered_choice_mask(avail, n, floor, needed, mask, at):
     """Write into ``mask[at : at + n]`` the legal units of a choice of ``needed`` units among
     ``avail[:n]`` made in ascending order: a unit is legal if one is available, it is not below
     ``floor`` and enough units remain at it or above to finish."""

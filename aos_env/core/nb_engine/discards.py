@@ -11,7 +11,7 @@ from ..constants import (
 )
 from ..phases import Phase
 from ._jit import jit
-from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, last_unit, ordered_choice
+from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, last_unit, ordered_choice_mask
 from .zones import choosable_units, give_up_unit, give_up_units, mana_total, zone_size
 
 
@@ -44,7 +44,7 @@ def start_discard_round(r, shortage, then):
 
 
 @jit
-def run_discard_next(r, t, P):
+def run_discard_next(r, t, P, max_turns):
     """Phase.DISCARD_NEXT: find the next player (from ``discard_seat`` on) over a limit."""
     h_lim, m_lim = hand_limit(r), mana_limit(r)
     active = r.active_player
@@ -70,7 +70,7 @@ def run_discard_next(r, t, P):
 
 
 @jit
-def discard_forced(r, t):
+def discard_forced(r, t, P):
     """The discard decisions, on arrival: take the forced part of the current player's discards
     at once (choice.forced_units)."""
     p = r.current_player
@@ -101,16 +101,16 @@ def discard_forced(r, t):
 
 
 @jit
-def discard_hand_mask(r, mask):
-    """CARD_k the current player may discard in a discard round."""
+def discard_hand_mask(r, t, P, mask):
+    """``mask`` (K,): the kinds the current player may discard in a discard round."""
     p = r.current_player
     avail = np.empty(K, dtype=np.int64)
     hand_units(r, p, avail)
-    ordered_choice(avail, K, r.choice_floor, zone_size(r.hand[p]) - hand_limit(r), mask, 0)
+    ordered_choice_mask(avail, K, r.choice_floor, zone_size(r.hand[p]) - hand_limit(r), mask, 0)
 
 
 @jit
-def apply_discard_hand(r, k):
+def apply_discard_hand(r, t, P, k):
     p = r.current_player
     discard_from_hand(r, p, k)
     r.choice_left -= 1
@@ -119,17 +119,16 @@ def apply_discard_hand(r, k):
 
 
 @jit
-def discard_mana_mask(r, t, mask):
-    """MANA_c / STONE the current player may discard in a discard round."""
+def discard_mana_mask(r, t, P, mask):
+    """``mask`` (6,): the units (MANA_c, STONE) the current player may discard in a discard round."""
     p = r.current_player
     avail = np.empty(NUM_UNITS, dtype=np.int64)
     choosable_units(r, t, p, avail)
-    ordered_choice(avail, NUM_UNITS, r.choice_floor - MANA_0, mana_total(r, p) - mana_limit(r), mask,
-                   MANA_0)
+    ordered_choice_mask(avail, NUM_UNITS, r.choice_floor - MANA_0, mana_total(r, p) - mana_limit(r), mask, 0)
 
 
 @jit
-def apply_discard_mana(r, t, unit):
+def apply_discard_mana(r, t, P, unit):
     p = r.current_player
     give_up_unit(r, t, p, unit)
     r.choice_floor = MANA_0 + unit

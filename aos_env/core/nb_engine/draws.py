@@ -29,7 +29,7 @@ def request_draws(r, then, cmd, hand, mana, stone, offer):
 
 
 @jit
-def run_draw(r, t, P):
+def run_draw(r, t, P, max_turns):
     """Phase.DRAW: make the pending draws, in column order (command card, hand, mana, stones,
     offer). Draw i of this call uses the game's random number counter + i.
 

@@ -6,20 +6,30 @@ legal action is taken) until it waits for a real choice or is over, exactly as t
 advances each game. The batch is a compiled loop over games (``prange`` for large batches: games
 are independent). The kernels take the State as its records (one per game, see state.py), so a
 call unboxes a few arrays rather than forty, and each game's code works on its own record ``r``.
+
+The dispatch on the phase (``run_internal``, ``forced_part``, ``fill_mask``, ``apply_decision``,
+``has_forced_part``) is generated from the phase table (``phases.PHASES``) by
+``dispatch_source``: one branch per handler, calling the function the row names in its topic
+module. ``DISPATCH_SOURCE`` is the generated code. Every handler takes the game's record ``r``,
+the card tables ``t`` and the number of players ``P``; a run handler also ``max_turns``, a mask
+function the part of the mask its kind covers (``phases.Mask``), an apply function the action
+(the unit, for ``Mask.UNITS``).
 """
 
 from __future__ import annotations
+
+import linecache
 
 import numpy as np
 from numba import prange
 
 from ..constants import (
-    INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, K, MANA_0, NO, NUM_ACTIONS, OPTION_A, OPTION_B, YES,
+    CARD_0, INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, K, MANA_0, NO, NUM_ACTIONS, NUM_UNITS, OPTION_A, OPTION_B, YES,
 )
 from ..obs_layout import OBS_DIM
-from ..phases import IS_INTERNAL, Phase
-from . import abilities, actions, discards, draws, rng, summon, turn
-from ._jit import jit, jit_parallel
+from ..phases import IS_INTERNAL, MASK_FUNCTIONS, PHASES, Kind, Mask, Phase
+from . import abilities, actions, discards, draws, rng, summon, turn, zones
+from ._jit import DISPATCH_FILE, jit, jit_parallel
 from .observe import observe_one
 from .scoring import final_score
 from .zones import draw_from_deck
@@ -31,151 +41,118 @@ OK = -1
 ENGINE_BUG = -2  #: a decision with no legal action (never happens; the numpy engine raises too)
 
 
-# ---- dispatch ---------------------------------------------------------------------------------
+# ---- dispatch, generated from the phase table ------------------------------------------------
+
+#: The lines of a mask kind's branch of ``fill_mask``, ``{call}`` standing for its mask function:
+#: the fixed kinds set their two actions, the others hand the function the part of the mask
+#: their kind covers.
+_MASK_LINES = {
+    Mask.YES_NO: ["mask[YES] = True", "mask[NO] = True"],
+    Mask.OPTIONS: ["mask[OPTION_A] = True", "mask[OPTION_B] = True"],
+    Mask.HAND_CARDS: ["{call}(r, t, P, mask[CARD_0:CARD_0 + K])"],
+    Mask.OFFER_CARDS: ["{call}(r, t, P, mask[CARD_0:CARD_0 + K])"],
+    Mask.CARDS: ["{call}(r, t, P, mask[CARD_0:CARD_0 + K])"],
+    Mask.UNITS: ["{call}(r, t, P, mask[MANA_0:MANA_0 + NUM_UNITS])"],
+    Mask.ACTIONS: ["{call}(r, t, P, mask)"],
+}
+_WIDTH = 100  # wrap the generated tests at this width
 
 
-@jit
-def run_internal(r, t, P, max_turns, ph):
-    """Run internal phase ``ph`` of the game in record ``r``."""
-    if ph == Phase.TURN_START:
-        turn.run_turn_start(r)
-    elif ph == Phase.LEPRECHAUN_DRAWN:
-        abilities.run_leprechaun_drawn(r)
-    elif ph == Phase.COMMAND_START:
-        turn.run_command_start(r)
-    elif ph == Phase.COMMAND_DONE:
-        turn.run_command_done(r, t)
-    elif ph == Phase.SUMMON_DONE:
-        turn.run_summon_done(r, t, P)
-    elif ph == Phase.ACTION:
-        actions.run_action(r, t, P)
-    elif ph == Phase.FESTIVAL_RESOLVE:
-        actions.run_festival_resolve(r, P)
-    elif ph == Phase.INQUISITION_NEXT:
-        actions.run_inquisition_next(r, P)
-    elif ph == Phase.INQUISITION_DECK_GIFT:
-        actions.run_inquisition_deck_gift(r)
-    elif ph == Phase.PHASE3:
-        turn.run_phase3(r)
-    elif ph == Phase.KEEP_START:
-        turn.run_keep_start(r)
-    elif ph == Phase.END_TURN:
-        turn.run_end_turn(r)
-    elif ph == Phase.DECLARE_CHECK:
-        turn.run_declare_check(r)
-    elif ph == Phase.NEXT_TURN:
-        turn.run_next_turn(r, t, P, max_turns)
-    elif ph == Phase.DRAW:
-        draws.run_draw(r, t, P)
-    elif ph == Phase.DISCARD_NEXT:
-        discards.run_discard_next(r, t, P)
+def _test(phases: list[Phase], indent: int) -> str:
+    """``ph == Phase.A or ph == Phase.B ...``, wrapped in parentheses over lines if long."""
+    terms = [f"ph == Phase.{p.name}" for p in phases]
+    lines, line = [], ""
+    for term in terms:
+        if line and indent + len(line) + len(term) + 4 > _WIDTH:
+            lines.append(line)
+            line = "or " + term
+        else:
+            line = f"{line} or {term}" if line else term
+    lines.append(line)
+    if len(lines) == 1:
+        return lines[0]
+    return "(" + f"\n{' ' * (indent + 1)}".join(lines) + ")"
 
 
-@jit
-def forced_part(r, t, ph):
-    """Repeated choices, on arrival: take the part of the choice that is forced (it may finish
-    the choice); the legal actions then cover what is left."""
-    if ph == Phase.PAY:
-        summon.pay_forced(r, t)
-    elif ph == Phase.LEPRECHAUN_DISCARD:
-        abilities.leprechaun_discard_forced(r)
-    elif (ph == Phase.NIGHTMARE_HAND or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_HAND
-          or ph == Phase.SHORTAGE_MANA):
-        discards.discard_forced(r, t)
+def _branches(cases: dict[Phase, list[str]]) -> list[str]:
+    """An if/elif chain on ``ph``: phases with the same body share one branch (in table order)."""
+    bodies: dict[tuple[str, ...], list[Phase]] = {}
+    for p, body in cases.items():
+        bodies.setdefault(tuple(body), []).append(p)
+    out = []
+    for i, (body, phases) in enumerate(bodies.items()):
+        keyword = "if" if i == 0 else "elif"
+        out.append(f"    {keyword} {_test(phases, 5 + len(keyword))}:")
+        out += [f"        {line}" for line in body]
+    return out
 
 
-@jit
-def fill_mask(r, t, P, ph):
-    """Fill ``legal_action_mask[b]`` for decision ``ph``."""
-    mask = r.legal_action_mask
-    for a in range(NUM_ACTIONS):
-        mask[a] = False
-    if ph == Phase.COMMAND or ph == Phase.INQUISITION_GIFT:
-        turn.command_mask(r, mask)
-    elif ph == Phase.LEPRECHAUN or ph == Phase.ASMODAI or ph == Phase.DECLARE or ph == Phase.NIGHTMARE:
-        mask[YES] = True
-        mask[NO] = True
-    elif ph == Phase.ALCHEMY or ph == Phase.PRAYER or ph == Phase.PILGRIMAGE:
-        mask[OPTION_A] = True
-        mask[OPTION_B] = True
-    elif ph == Phase.LEPRECHAUN_DISCARD:
-        abilities.leprechaun_discard_mask(r, mask)
-    elif ph == Phase.MAIN:
-        turn.main_mask(r, t, mask)
-    elif ph == Phase.BALDANDERS:
-        summon.baldanders_mask(r, t, mask)
-    elif ph == Phase.PAY:
-        summon.pay_mask(r, t, mask)
-    elif ph == Phase.NIGHTMARE_HAND or ph == Phase.SHORTAGE_HAND:
-        discards.discard_hand_mask(r, mask)
-    elif ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_MANA:
-        discards.discard_mana_mask(r, t, mask)
-    elif ph == Phase.CONQUEST_TARGET:
-        actions.conquest_target_mask(r, P, mask)
-    elif ph == Phase.RESEARCH_FLIP:
-        actions.flip_mask(r, t, mask)
-    elif ph == Phase.HOMUNCULUS_FLIP:
-        actions.homunculus_flip_mask(r, t, mask)
-    elif ph == Phase.PRAYER_DISCARD:
-        actions.prayer_discard_mask(r, mask)
-    elif ph == Phase.FESTIVAL_PICK or ph == Phase.KEEP:
-        turn.offer_mask(r, mask)
-    elif ph == Phase.BELIAL:
-        abilities.belial_mask(r, t, mask)
+def dispatch_source() -> str:
+    """The Python source of the dispatch functions, from ``phases.PHASES``."""
+    internal = {p: i for p, i in PHASES.items() if i.kind is Kind.INTERNAL}
+    decisions = {p: i for p, i in PHASES.items() if i.kind is Kind.DECISION}
+    forced = {p: i for p, i in decisions.items() if i.forced}
+    masks = {}
+    for p, i in decisions.items():
+        module, name = MASK_FUNCTIONS.get(i.mask, (i.module, i.mask_fn))
+        masks[p] = [line.format(call=f"{module}.{name}") for line in _MASK_LINES[i.mask]]
+    lines = [
+        "# generated by aos_env.core.nb_engine.engine.dispatch_source() from aos_env.core.phases.PHASES",
+        "",
+        "def run_internal(r, t, P, max_turns, ph):",
+        '    """Run internal phase ``ph`` of the game in record ``r``."""',
+        *_branches({p: [f"{i.module}.{i.run}(r, t, P, max_turns)"] for p, i in internal.items()}),
+        "",
+        "",
+        "def has_forced_part(ph):",
+        '    """Whether decision ``ph`` has a part the engine takes on arrival."""',
+        f"    return {_test(list(forced), 11)}",
+        "",
+        "",
+        "def forced_part(r, t, P, ph):",
+        '    """Repeated choices, on arrival: take the part of the choice that is forced (it may finish',
+        '    the choice); the legal actions then cover what is left."""',
+        *_branches({p: [f"{i.module}.{i.forced}(r, t, P)"] for p, i in forced.items()}),
+        "",
+        "",
+        "def fill_mask(r, t, P, ph):",
+        '    """Fill ``legal_action_mask`` of the game in record ``r`` for decision ``ph``."""',
+        "    mask = r.legal_action_mask",
+        "    for a in range(NUM_ACTIONS):",
+        "        mask[a] = False",
+        *_branches(masks),
+        "",
+        "",
+        "def apply_decision(r, t, P, ph, a):",
+        '    """Apply legal action ``a`` of the game in record ``r`` at decision ``ph``."""',
+        *_branches({p: [f"{i.module}.{i.apply}(r, t, P, {'a - MANA_0' if i.mask is Mask.UNITS else 'a'})"]
+                    for p, i in decisions.items()}),
+        "",
+    ]
+    return "\n".join(lines)
 
 
-@jit
-def apply_decision(r, t, P, ph, a):
-    """Apply legal action ``a`` of the game in record ``r`` at decision ``ph``."""
-    if ph == Phase.COMMAND:
-        turn.apply_command(r, a)
-    elif ph == Phase.LEPRECHAUN:
-        abilities.apply_leprechaun(r, a)
-    elif ph == Phase.LEPRECHAUN_DISCARD:
-        abilities.apply_leprechaun_discard(r, a)
-    elif ph == Phase.ASMODAI:
-        abilities.apply_asmodai(r, a)
-    elif ph == Phase.MAIN:
-        turn.apply_main(r, t, a)
-    elif ph == Phase.BALDANDERS:
-        summon.apply_baldanders(r, a)
-    elif ph == Phase.PAY:
-        summon.apply_pay(r, t, a - MANA_0)
-    elif ph == Phase.NIGHTMARE_HAND or ph == Phase.SHORTAGE_HAND:
-        discards.apply_discard_hand(r, a)
-    elif ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_MANA:
-        discards.apply_discard_mana(r, t, a - MANA_0)
-    elif ph == Phase.CONQUEST_TARGET:
-        actions.apply_conquest_target(r, P, a)
-    elif ph == Phase.RESEARCH_FLIP or ph == Phase.HOMUNCULUS_FLIP:
-        actions.apply_research_flip(r, t, a)
-    elif ph == Phase.NIGHTMARE:
-        abilities.apply_nightmare(r, a)
-    elif ph == Phase.ALCHEMY:
-        actions.apply_alchemy(r, a)
-    elif ph == Phase.PRAYER:
-        actions.apply_prayer(r, a)
-    elif ph == Phase.PRAYER_DISCARD:
-        actions.apply_prayer_discard(r, a)
-    elif ph == Phase.FESTIVAL_PICK:
-        actions.apply_festival_pick(r, a)
-    elif ph == Phase.INQUISITION_GIFT:
-        actions.apply_gift(r, a)
-    elif ph == Phase.PILGRIMAGE:
-        actions.apply_pilgrimage(r, a)
-    elif ph == Phase.KEEP:
-        turn.apply_keep(r, t, P, a)
-    elif ph == Phase.BELIAL:
-        abilities.apply_belial(r, t, a)
-    elif ph == Phase.DECLARE:
-        turn.apply_declare(r, P, a)
+#: The generated dispatch code (``print(engine.DISPATCH_SOURCE)`` to read it).
+DISPATCH_SOURCE = dispatch_source()
 
 
-@jit
-def _has_forced_part(ph):
-    return (ph == Phase.PAY or ph == Phase.LEPRECHAUN_DISCARD
-            or ph == Phase.NIGHTMARE_HAND or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_HAND
-            or ph == Phase.SHORTAGE_MANA)
+def _define_dispatch() -> dict:
+    """Run the generated source in this module's namespace (numba rebuilds a cached function's
+    environment from its module), and return its functions. Its text is registered with
+    linecache under ``DISPATCH_FILE``, so tracebacks and numba show its lines."""
+    linecache.cache[DISPATCH_FILE] = (len(DISPATCH_SOURCE), None, DISPATCH_SOURCE.splitlines(True), DISPATCH_FILE)
+    exec(compile(DISPATCH_SOURCE, DISPATCH_FILE, "exec"), globals())
+    return {name: globals()[name] for name in DISPATCH_FUNCTIONS}
+
+
+#: The functions ``DISPATCH_SOURCE`` defines.
+DISPATCH_FUNCTIONS = ("run_internal", "has_forced_part", "forced_part", "fill_mask", "apply_decision")
+_DISPATCH = _define_dispatch()
+run_internal = jit(_DISPATCH["run_internal"])
+has_forced_part = jit(_DISPATCH["has_forced_part"])
+forced_part = jit(_DISPATCH["forced_part"])
+fill_mask = jit(_DISPATCH["fill_mask"])
+apply_decision = jit(_DISPATCH["apply_decision"])
 
 
 @jit
@@ -189,8 +166,8 @@ def advance(r, t, P, max_turns):
         if _IS_INTERNAL[ph]:
             run_internal(r, t, P, max_turns, ph)
             continue
-        if _has_forced_part(ph):
-            forced_part(r, t, ph)
+        if has_forced_part(ph):
+            forced_part(r, t, P, ph)
             if r.phase != ph:
                 continue
         fill_mask(r, t, P, ph)
@@ -237,13 +214,13 @@ def setup_game(r, t, P, max_turns, seed):
 
 
 @jit
-def refresh_game(r, t, P):
+def refresh_game(r, t, P, max_turns):
     """Re-derive the turn-start decision (Leprechaun or command card) and the legal actions of
     a game after a hand edit (checked by the caller). Never advances the game."""
     for c in range(r.draw_pend.shape[0]):
         r.draw_pend[c] = 0
     r.phase = Phase.TURN_START
-    turn.run_turn_start(r)
+    turn.run_turn_start(r, t, P, max_turns)
     if r.phase == Phase.COMMAND_START:
         r.phase = Phase.COMMAND
     fill_mask(r, t, P, r.phase)
@@ -345,10 +322,10 @@ def setup_batch_parallel(rec, tb, P, max_turns, seeds):
 
 
 @jit
-def refresh_batch(rec, tb, P, games):
+def refresh_batch(rec, tb, P, max_turns, games):
     t = tb[0]
     for i in range(games.shape[0]):
-        refresh_game(rec[games[i]], t, P)
+        refresh_game(rec[games[i]], t, P, max_turns)
 
 
 @jit

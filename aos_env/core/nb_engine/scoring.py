@@ -3,8 +3,10 @@ the scalar twin of ``np_engine/scoring.py``."""
 
 from __future__ import annotations
 
+from .. import scores
 from ..constants import NUM_ACTIONS, NUM_ICONS
 from ..phases import Phase
+from ..scores import WIN_REWARD
 from ..state import STAT_ICONS, STAT_POINTS, STAT_SCORE
 from ._jit import jit
 from .zones import zone_size
@@ -29,30 +31,35 @@ def final_score(r, p):
     return score
 
 
+_tie_rank = jit(scores.tie_rank)
+_loss_reward = jit(scores.loss_reward)
+
+
 @jit
 def winner(r, P):
-    """Highest score; ties go to the tied player nearest the declarer's left (R7.4)."""
-    best = final_score(r, 0)
+    """Highest score; ties go to the tied player with the lowest ``scores.tie_rank`` (R7.4)."""
+    best, w, w_rank = final_score(r, 0), 0, _tie_rank(0, r.declarer, P)
     for p in range(1, P):
-        best = max(best, final_score(r, p))
-    d = max(r.declarer, 0)
-    for i in range(1, P + 1):  # from the declarer's left round to the declarer
-        p = (d + i) % P
-        if final_score(r, p) == best:
-            return p
-    return 0
+        s = final_score(r, p)
+        rank = _tie_rank(p, r.declarer, P)
+        if s > best or (s == best and rank < w_rank):
+            best, w, w_rank = s, p, rank
+    return w
 
 
 @jit
 def end_game(r, t, P, truncated):
-    """Finish the game: winner +1, others -1/(P-1); a truncated game (R7.5) gives 0 to all."""
+    """Finish the game: the winner ``scores.WIN_REWARD``, the others ``scores.loss_reward``; a
+    truncated game (R7.5) gives 0 to all."""
     if truncated:
         r.truncated = True
+        for p in range(P):
+            r.rewards[p] = 0.0
     else:
         r.terminated = True
         w = winner(r, P)
         for p in range(P):
-            r.rewards[p] = 1.0 if p == w else -1.0 / (P - 1)
+            r.rewards[p] = WIN_REWARD if p == w else _loss_reward(P)
     r.phase = Phase.GAME_OVER
     for a in range(NUM_ACTIONS):
         r.legal_action_mask[a] = False

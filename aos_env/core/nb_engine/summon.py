@@ -56,7 +56,7 @@ def summon_cost(r, t, p, k, need):
 
 
 @jit
-def summonable_mask(r, t, mask):
+def summonable(r, t, mask):
     """CARD_k for the spirits in the active player's hand that can be summoned and paid for
     (R5.1); with Baldanders, cards the player may place from hand first count."""
     p = r.active_player
@@ -107,7 +107,7 @@ def start_summon(r, t, k):
 
 
 @jit
-def baldanders_mask(r, t, mask):
+def baldanders_mask(r, t, P, mask):
     """CARD_j: place j (kinds in ascending order) if the summon stays payable; NO: stop placing
     (allowed while the summon is payable as it is). R10.4: a card the summon does not need may
     be placed too."""
@@ -139,7 +139,7 @@ def baldanders_mask(r, t, mask):
 
 
 @jit
-def apply_baldanders(r, action):
+def apply_baldanders(r, t, P, action):
     if action == NO:
         start_payment(r)
         return
@@ -174,9 +174,10 @@ def start_payment(r):
 
 
 @jit
-def pay_mask(r, t, mask):
-    """MANA_c / STONE units that keep the rest of the cost payable: pay the unit, then check the
-    rest can be paid with what is left, using only colours from it on (ascending order)."""
+def pay_mask(r, t, P, mask):
+    """``mask`` (6,): the units (MANA_c, STONE) that keep the rest of the cost payable: pay the
+    unit, then check the rest can be paid with what is left, using only colours from it on
+    (ascending order)."""
     p = r.active_player
     mana = np.empty(NUM_COLOURS, dtype=np.int64)
     mana_by_colour(r, t, p, mana)
@@ -198,12 +199,12 @@ def pay_mask(r, t, mask):
             fills += min(missing, left)
             left_sum += left
         short = missing_sum - paid_stones - min(to_pay, fills + left_stones)
-        mask[MANA_0 + u] = (avail > 0 and to_pay >= 0 and left_sum + left_stones >= to_pay and short <= 0
+        mask[u] = (avail > 0 and to_pay >= 0 and left_sum + left_stones >= to_pay and short <= 0
                             and u >= floor)
 
 
 @jit
-def apply_pay(r, t, unit):
+def apply_pay(r, t, P, unit):
     """Pay one unit: the mana (or a random stone) goes to the discard pile (R5.2)."""
     give_up_unit(r, t, r.active_player, unit)
     r.paid[unit] += 1
@@ -214,7 +215,7 @@ def apply_pay(r, t, unit):
 
 
 @jit
-def pay_forced(r, t):
+def pay_forced(r, t, P):
     """Phase.PAY, on arrival: pay at once the units that every completion of the payment starts
     with (np_engine/summon.py derives the bounds: with D the coloured symbols still missing, R the
     units left, ps the stones paid, A the units after u and W those after u that can fill missing

@@ -16,12 +16,12 @@ from . import abilities, scoring
 from ._jit import jit
 from .chips import gain_faith
 from .draws import request_draws
-from .summon import start_summon, summonable_mask
+from .summon import start_summon, summonable
 from .zones import zone_size
 
 
 @jit
-def run_turn_start(r):
+def run_turn_start(r, t, P, max_turns):
     """A new turn of ``active_player``: start-of-turn abilities (Leprechaun), then the command card."""
     p = r.active_player
     r.current_player = p
@@ -35,7 +35,7 @@ def run_turn_start(r):
 
 
 @jit
-def run_command_start(r):
+def run_command_start(r, t, P, max_turns):
     """Ask for a command card; with an empty hand the top card of the deck is played (R3.1.2, R8.2)."""
     if zone_size(r.hand[r.active_player]) == 0:
         request_draws(r, Phase.COMMAND_DONE, 1, 0, 0, 0, 0)
@@ -44,15 +44,7 @@ def run_command_start(r):
 
 
 @jit
-def command_mask(r, mask):
-    """CARD_k for each kind in the current player's hand (also the Inquisition gift)."""
-    p = r.current_player
-    for k in range(K):
-        mask[k] = r.hand[p, k] > 0
-
-
-@jit
-def apply_command(r, k):
+def apply_command(r, t, P, k):
     """The card goes face up onto the right end of the mana row, next to the head (R3.1.1)."""
     p = r.active_player
     r.hand[p, k] -= 1
@@ -62,7 +54,7 @@ def apply_command(r, k):
 
 
 @jit
-def run_command_done(r, t):
+def run_command_done(r, t, P, max_turns):
     """Command number = head + command card; both are ordinary mana from now on (R3.1.1, R4.5)."""
     p = r.active_player
     head = r.head[p]
@@ -77,14 +69,14 @@ def run_command_done(r, t):
 
 
 @jit
-def main_mask(r, t, mask):
+def main_mask(r, t, P, mask):
     """CARD_k: summon a spirit that can be paid for (R5.1); ACT: the action (always allowed)."""
-    summonable_mask(r, t, mask)
+    summonable(r, t, mask)
     mask[ACT] = True
 
 
 @jit
-def apply_main(r, t, action):
+def apply_main(r, t, P, action):
     if action == ACT:
         r.phase = Phase.ACTION
     else:
@@ -92,7 +84,7 @@ def apply_main(r, t, action):
 
 
 @jit
-def run_summon_done(r, t, P):
+def run_summon_done(r, t, P, max_turns):
     """The paid spirit enters play; its "when summoned" ability works at once (R5.3)."""
     p = r.active_player
     k = r.summon_kind
@@ -117,7 +109,7 @@ def run_summon_done(r, t, P):
 
 
 @jit
-def run_phase3(r):
+def run_phase3(r, t, P, max_turns):
     """Draw 2 cards, privately (R3.3.1)."""
     r.offer_public = False
     r.current_player = r.active_player
@@ -125,15 +117,8 @@ def run_phase3(r):
 
 
 @jit
-def run_keep_start(r):
+def run_keep_start(r, t, P, max_turns):
     r.phase = Phase.END_TURN if zone_size(r.offer) == 0 else Phase.KEEP  # empty only if nothing was drawn
-
-
-@jit
-def offer_mask(r, mask):
-    """CARD_k for each kind on offer (Festival pick, Phase III keep)."""
-    for k in range(K):
-        mask[k] = r.offer[k] > 0
 
 
 @jit
@@ -163,13 +148,13 @@ def apply_keep(r, t, P, k):
 
 
 @jit
-def run_end_turn(r):
+def run_end_turn(r, t, P, max_turns):
     """End-of-turn abilities: Belial (one use per copy, optional)."""
     abilities.start_belial(r)
 
 
 @jit
-def run_declare_check(r):
+def run_declare_check(r, t, P, max_turns):
     """The end may be declared with 10+ spirits or 30+ VP; only the first declaration counts."""
     p = r.active_player
     may = r.declarer < 0 and (zone_size(r.spirits[p]) >= DECLARE_SPIRITS or r.vp[p] >= DECLARE_VP)
@@ -177,7 +162,7 @@ def run_declare_check(r):
 
 
 @jit
-def apply_declare(r, P, action):
+def apply_declare(r, t, P, action):
     """YES: one more round follows, the declarer's turn last (R7.2)."""
     if action == YES:
         r.declarer = r.active_player

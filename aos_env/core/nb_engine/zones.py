@@ -130,6 +130,22 @@ def give_up_units(r, t, p, take):
 
 
 @jit
+def hand_mask(r, t, P, mask):
+    """``mask`` (K,): the kinds in the current player's hand (Mask.HAND_CARDS: command card,
+    Inquisition gift)."""
+    p = r.current_player
+    for k in range(K):
+        mask[k] = r.hand[p, k] > 0
+
+
+@jit
+def offer_mask(r, t, P, mask):
+    """``mask`` (K,): the kinds on offer (Mask.OFFER_CARDS: Festival pick, Phase III keep)."""
+    for k in range(K):
+        mask[k] = r.offer[k] > 0
+
+
+@jit
 def draw_from_deck(r):
     """Take a uniformly random card of the deck (which must not be empty)."""
     k = random_kind(r, r.deck)

@@ -5,7 +5,7 @@ card data (``cards.action_bonus``, ``cards.summon_bonus``, ``cards.score``) and 
 their timing is (actions.py, turn.py, scoring.py). Every ability works per copy in play and
 copies add up (R10.1) unless its text says otherwise. Which kinds have which ability comes
 from the card file (``effect = { special = "..." }``), so each function counts "copies of
-spirits with that special". Baldanders, a part of paying, lives in summon.py.
+spirits with that special". Baldanders' placements, a part of paying, live in summon.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ..state import STAT_ICONS, STAT_SPECIAL, State, ksum
 from .choice import discard_many_from_hand, discard_from_hand, forced_units, ordered_choice_mask
 from .discards import over_limit, start_discard_round
 from .draws import request_draws
-from .zones import empty_mask, give_up_mana
+from .zones import empty_mask, give_up_unit
 
 
 def count(state: State, g: np.ndarray, p: np.ndarray, name: str) -> np.ndarray:
@@ -55,10 +55,9 @@ def run_leprechaun_drawn(state: State, g: np.ndarray) -> None:
 
 
 def leprechaun_discard_mask(state: State, g: np.ndarray) -> np.ndarray:
-    mask = empty_mask(g.size)
+    """(n, K) the kinds the active player may discard next (ascending order)."""
     hand = state.hand[g, state.active_player[g]]
-    mask[:, : hand.shape[1]] = ordered_choice_mask(hand, state.choice_floor[g], state.choice_left[g])
-    return mask
+    return ordered_choice_mask(hand, state.choice_floor[g], state.choice_left[g])
 
 
 def apply_leprechaun_discard(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -158,7 +157,7 @@ def apply_belial(state: State, g: np.ndarray, action: np.ndarray) -> None:
     use = action != NO
     u, a = g[use], action[use]
     p = state.active_player[u]
-    give_up_mana(state, u, p, a - MANA_0)
+    give_up_unit(state, u, p, a - MANA_0)
     state.vp[u, p] += BELIAL_VP
     state.choice_floor[u] = a
     state.choice_left[u] -= 1
@@ -198,6 +197,14 @@ def giant_no_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray
     return (state.spirits[g, p, k] > 0) & (state.cards.special["giant"][k] > 0)
 
 
+def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n,) symbols of its own colour the cost of kind k[i] is lowered by for player p[i]: one per
+    Gargoyle, and for a Giant one per icon of its colour (shield) in play; a Giant when one is
+    already in play gets none at all (R10.4). ``summon.summon_cost`` applies it (R10.2)."""
+    reduction = gargoyle_reduction(state, g, p) + giant_reduction(state, g, p, k)
+    return np.where(giant_no_reduction(state, g, p, k), 0, reduction)
+
+
 # ---- Pegasus and Valkyrie: passive ----------------------------------------------
 
 
@@ -209,6 +216,14 @@ def compared_faith(state: State, g: np.ndarray) -> np.ndarray:
 def valkyrie_protected(state: State, g: np.ndarray) -> np.ndarray:
     """(n, P) players whose VP other players' Conquest cannot steal."""
     return state.stats[g, :, STAT_SPECIAL["valkyrie"]] > 0
+
+
+# ---- Baldanders: the count (its placements are part of paying: summon.py) ---------
+
+
+def baldanders_count(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """(n,) hand cards player p may place as mana before paying a summon (one per Baldanders)."""
+    return count(state, g, p, "baldanders")
 
 
 # ---- Treant and Baal: action changes ---------------------------------------------

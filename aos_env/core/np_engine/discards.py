@@ -13,7 +13,7 @@ from ..constants import MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT, SHOR
 from ..phases import PH
 from ..state import State, ksum
 from .choice import discard_from_hand, discard_many_from_hand, forced_units, last_unit, ordered_choice_mask
-from .zones import choosable_mana, give_up_mana, give_up_units, mana_total
+from .zones import choosable_units, give_up_unit, give_up_units, mana_total
 
 
 def limits(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +92,7 @@ def discard_forced(state: State, g: np.ndarray) -> None:
     if mana.size:
         p = state.current_player[mana]
         _, limit = limits(state, mana)
-        avail = choosable_mana(state, mana, p).astype(np.int64)
+        avail = choosable_units(state, mana, p).astype(np.int64)
         take = forced_units(avail, state.choice_floor[mana] - MANA_0, mana_total(state, mana, p) - limit)
         hit = take.any(1)
         if hit.any():
@@ -125,13 +125,13 @@ def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
     """(n, 6) mana colours / stone the current player may discard in a discard round."""
     p = state.current_player[g]
     _, limit = limits(state, g)
-    return ordered_choice_mask(choosable_mana(state, g, p), state.choice_floor[g] - MANA_0,
+    return ordered_choice_mask(choosable_units(state, g, p), state.choice_floor[g] - MANA_0,
                                mana_total(state, g, p) - limit)
 
 
 def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     p = state.current_player[g]
-    give_up_mana(state, g, p, unit)
+    give_up_unit(state, g, p, unit)
     state.choice_floor[g] = MANA_0 + unit
     state.choice_left[g] -= 1
     _, limit = limits(state, g)

@@ -12,6 +12,7 @@ The public entry points (argument checks, the choice of engine) are in ``core/ap
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable
 
 import numpy as np
@@ -19,13 +20,17 @@ import numpy as np
 from .. import rng
 from ..constants import CARD_0, INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, MANA_0, NO, NUM_ACTIONS, NUM_UNITS
 from ..constants import OPTION_A, OPTION_B, YES
-from ..phases import NUM_PHASES, PH, WAITING, Phase
+from ..phases import MASK_FUNCTIONS, NUM_PHASES, PH, PHASES, WAITING, Mask, Phase, PhaseInfo
+from ..phases import DECISIONS as _DECISION_PHASES
+from ..phases import FORCED_PART as _FORCED_PHASES
+from ..phases import INTERNAL as _INTERNAL_PHASES
 from ..state import State
-from . import abilities, actions, discards, draws, summon, turn
-from .zones import draw_from_deck, hand_mask, offer_mask
+from . import turn
+from .zones import draw_from_deck
 
 MaskFn = Callable[[State, np.ndarray], np.ndarray]
 ApplyFn = Callable[[State, np.ndarray, np.ndarray], None]
+RunFn = Callable[[State, np.ndarray], None]
 
 
 def _fixed(*legal: int) -> MaskFn:
@@ -66,69 +71,50 @@ def _as_unit(fn: ApplyFn) -> ApplyFn:
     return lambda state, g, action: fn(state, g, action - MANA_0)
 
 
+# ---- the dispatch tables, from the phase table (phases.PHASES) ---------------------------------
+
+assert CARD_0 == 0  # Mask.*CARDS: the action id is the kind
 _YES_NO = _fixed(YES, NO)
 _OPTIONS = _fixed(OPTION_A, OPTION_B)
 
+
+def _function(module: str, name: str) -> Callable:
+    """Function ``name`` of topic module ``module`` of this engine."""
+    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+
+
+def _mask_of(info: PhaseInfo) -> MaskFn:
+    """A decision's mask function over all action ids, by its mask kind."""
+    if info.mask is Mask.YES_NO:
+        return _YES_NO
+    if info.mask is Mask.OPTIONS:
+        return _OPTIONS
+    if info.mask in MASK_FUNCTIONS:
+        return _on_cards(_function(*MASK_FUNCTIONS[info.mask]))
+    fn = _function(info.module, info.mask_fn)
+    if info.mask is Mask.CARDS:
+        return _on_cards(fn)
+    if info.mask is Mask.UNITS:
+        return _on_units(fn)
+    return fn
+
+
+def _apply_of(info: PhaseInfo) -> ApplyFn:
+    fn = _function(info.module, info.apply)
+    return _as_unit(fn) if info.mask is Mask.UNITS else fn
+
+
 #: Decision phases: (legal-action mask, apply the chosen action).
 DECISIONS: dict[Phase, tuple[MaskFn, ApplyFn]] = {
-    Phase.COMMAND: (hand_mask, turn.apply_command),
-    Phase.LEPRECHAUN: (_YES_NO, abilities.apply_leprechaun),
-    Phase.LEPRECHAUN_DISCARD: (abilities.leprechaun_discard_mask, abilities.apply_leprechaun_discard),
-    Phase.ASMODAI: (_YES_NO, abilities.apply_asmodai),
-    Phase.MAIN: (turn.main_mask, turn.apply_main),
-    Phase.BALDANDERS: (summon.baldanders_mask, summon.apply_baldanders),
-    Phase.PAY: (_on_units(summon.pay_mask), _as_unit(summon.apply_pay)),
-    Phase.NIGHTMARE: (_YES_NO, abilities.apply_nightmare),
-    Phase.NIGHTMARE_HAND: (_on_cards(discards.discard_hand_mask), discards.apply_discard_hand),
-    Phase.NIGHTMARE_MANA: (_on_units(discards.discard_mana_mask), _as_unit(discards.apply_discard_mana)),
-    Phase.CONQUEST_TARGET: (actions.conquest_target_mask, actions.apply_conquest_target),
-    Phase.RESEARCH_FLIP: (actions.flip_mask, actions.apply_research_flip),
-    Phase.HOMUNCULUS_FLIP: (actions.homunculus_flip_mask, actions.apply_research_flip),
-    Phase.ALCHEMY: (_OPTIONS, actions.apply_alchemy),
-    Phase.PRAYER: (_OPTIONS, actions.apply_prayer),
-    Phase.PRAYER_DISCARD: (actions.prayer_discard_mask, actions.apply_prayer_discard),
-    Phase.FESTIVAL_PICK: (offer_mask, actions.apply_festival_pick),
-    Phase.INQUISITION_GIFT: (hand_mask, actions.apply_gift),
-    Phase.PILGRIMAGE: (_OPTIONS, actions.apply_pilgrimage),
-    Phase.KEEP: (offer_mask, turn.apply_keep),
-    Phase.BELIAL: (abilities.belial_mask, abilities.apply_belial),
-    Phase.DECLARE: (_YES_NO, turn.apply_declare),
-    Phase.SHORTAGE_HAND: (_on_cards(discards.discard_hand_mask), discards.apply_discard_hand),
-    Phase.SHORTAGE_MANA: (_on_units(discards.discard_mana_mask), _as_unit(discards.apply_discard_mana)),
+    p: (_mask_of(PHASES[p]), _apply_of(PHASES[p])) for p in _DECISION_PHASES
 }
-
-#: Repeated choices: when games arrive at one of these decisions, the engine first takes the
-#: part of the choice that is forced (it may finish the choice); the legal actions then cover
-#: what is left. Doing it on arrival handles all the games that got there in a pass in one
-#: call, wherever they came from.
-FORCED_PART: dict[Phase, Callable[[State, np.ndarray], None]] = {
-    Phase.LEPRECHAUN_DISCARD: abilities.leprechaun_discard_forced,
-    Phase.PAY: summon.pay_forced,
-    Phase.NIGHTMARE_HAND: discards.discard_forced,
-    Phase.NIGHTMARE_MANA: discards.discard_forced,
-    Phase.SHORTAGE_HAND: discards.discard_forced,
-    Phase.SHORTAGE_MANA: discards.discard_forced,
-}
-
+#: Repeated choices with a forced part: when games arrive at one of these decisions, the engine
+#: first takes the part of the choice that is forced (it may finish the choice); the legal
+#: actions then cover what is left. Doing it on arrival handles all the games that got there in
+#: a pass in one call, wherever they came from.
+FORCED_PART: dict[Phase, RunFn] = {p: _function(PHASES[p].module, PHASES[p].forced) for p in _FORCED_PHASES}
 #: Internal phases: run by the engine itself.
-INTERNAL: dict[Phase, Callable[[State, np.ndarray], None]] = {
-    Phase.TURN_START: turn.run_turn_start,
-    Phase.LEPRECHAUN_DRAWN: abilities.run_leprechaun_drawn,
-    Phase.COMMAND_START: turn.run_command_start,
-    Phase.COMMAND_DONE: turn.run_command_done,
-    Phase.SUMMON_DONE: turn.run_summon_done,
-    Phase.ACTION: actions.run_action,
-    Phase.FESTIVAL_RESOLVE: actions.run_festival_resolve,
-    Phase.INQUISITION_NEXT: actions.run_inquisition_next,
-    Phase.INQUISITION_DECK_GIFT: actions.run_inquisition_deck_gift,
-    Phase.PHASE3: turn.run_phase3,
-    Phase.KEEP_START: turn.run_keep_start,
-    Phase.END_TURN: turn.run_end_turn,
-    Phase.DECLARE_CHECK: turn.run_declare_check,
-    Phase.NEXT_TURN: turn.run_next_turn,
-    Phase.DRAW: draws.run_draw,
-    Phase.DISCARD_NEXT: discards.run_discard_next,
-}
+INTERNAL: dict[Phase, RunFn] = {p: _function(PHASES[p].module, PHASES[p].run) for p in _INTERNAL_PHASES}
 
 assert set(DECISIONS) | set(INTERNAL) | {Phase.GAME_OVER} == set(Phase)
 

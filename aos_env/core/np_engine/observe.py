@@ -1,15 +1,15 @@
 """Player-relative observations (R9): public information plus the observer's own hand, laid
-out as ``obs_layout`` says (each entry raw / scale, in float64, then float32)."""
+out as ``obs_layout`` says, with its scales (each entry raw / scale, in float64, then float32;
+one-hots and flags are 0 or 1)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..constants import MAX_PLAYERS
-from ..obs_layout import G, GLOBAL_DIM, OBS_DIM, S, SEAT_DIM
+from ..constants import MAX_PLAYERS, game_action_of_number
+from ..obs_layout import G, GLOBAL_DIM, OBS_DIM, S, SCALE, SEAT_DIM
 from ..phases import IS_REPEATED, OBS_PHASE_INDEX, Phase
 from ..state import STAT_ICONS, State
-from ..constants import game_action_of_number
 from . import abilities
 from .scoring import final_scores
 
@@ -49,6 +49,12 @@ def _count(x: np.ndarray) -> np.ndarray:
     return np.einsum("...k->...", x, dtype=np.int64)
 
 
+def _scaled(raw: np.ndarray, name: str) -> np.ndarray:
+    """Slot ``name``'s entries: raw / its scale (obs_layout.SCALE; a scale of 1 leaves raw as it is)."""
+    scale = SCALE[name]
+    return raw if scale == 1.0 else raw / scale
+
+
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
     """(n, OBS_DIM) float32 observation of ``player[i]`` (checked by the caller) in each game
     (all, or ``games``); seat 0 is that player."""
@@ -63,26 +69,26 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     out[rows, G["phase"].start + _OBS_PHASE[phase]] = 1.0
     played = ~(_BEFORE_COMMAND[phase] | (_SHORTAGE[phase] & _BEFORE_COMMAND_DRAW[state.draw_return]))
     out[rows, G["action"].start + game_action_of_number(state.command_number)] = played
-    out[:, G["command_number"].start] = state.command_number / 10.0
-    out[:, G["head_number"].start] = (state.head_number * played) / 10.0
-    out[:, G["deck_size"].start] = _count(state.deck) / 110.0
-    out[:, G["discard_size"].start] = _count(state.discard) / 110.0
-    out[:, G["turn"].start] = state.turn / float(state.max_turns)
+    out[:, G["command_number"].start] = _scaled(state.command_number, "command_number")
+    out[:, G["head_number"].start] = _scaled(state.head_number * played, "head_number")
+    out[:, G["deck_size"].start] = _scaled(_count(state.deck), "deck_size")
+    out[:, G["discard_size"].start] = _scaled(_count(state.discard), "discard_size")
+    out[:, G["turn"].start] = state.turn / float(state.max_turns)  # obs_layout.GAME_SCALED
     declared = state.declarer >= 0
     out[:, G["declared"].start] = declared
     out[:, G["turns_left"].start] = np.where(declared, state.last_turn - state.turn + 1, 0) / float(P)
     repeated = _REPEATED[phase]
-    out[:, G["count"].start] = (state.choice_left * repeated) / 10.0
-    out[:, G["floor"].start] = (state.choice_floor * repeated) / 44.0
+    out[:, G["count"].start] = _scaled(state.choice_left * repeated, "count")
+    out[:, G["floor"].start] = _scaled(state.choice_floor * repeated, "floor")
     summoning = state.summon_kind >= 0
     out[rows[summoning], G["summoning"].start + state.summon_kind[summoning]] = 1.0
-    out[:, G["cost_need"]] = (state.pay_need * summoning[:, None]) / 5.0
-    out[:, G["cost_any"].start] = (state.pay_any * summoning) / 5.0
-    out[:, G["paid"]] = (state.paid * summoning[:, None]) / 5.0
-    out[:, G["offer_size"].start] = _count(state.offer) / 2.0
+    out[:, G["cost_need"]] = _scaled(state.pay_need * summoning[:, None], "cost_need")
+    out[:, G["cost_any"].start] = _scaled(state.pay_any * summoning, "cost_any")
+    out[:, G["paid"]] = _scaled(state.paid * summoning[:, None], "paid")
+    out[:, G["offer_size"].start] = _scaled(_count(state.offer), "offer_size")
     sees_offer = state.offer_public | (player == state.active_player)
-    out[:, G["offer"]] = state.offer * sees_offer[:, None]
-    out[:, G["hand"]] = state.hand[rows, player]
+    out[:, G["offer"]] = _scaled(state.offer * sees_offer[:, None], "offer")
+    out[:, G["hand"]] = _scaled(state.hand[rows, player], "hand")
 
     # per player (B, P, SEAT_DIM), then gathered by seat: observer first, then to the left
     t = np.zeros((B, P, SEAT_DIM), dtype=np.float32)
@@ -94,25 +100,25 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     # turns go round from the first player (R2.5, R3.3.3); a finished game counted its last turn
     first = (state.active_player - state.turn + (phase == Phase.GAME_OVER)) % P
     t[..., S["is_first"].start] = players == first[:, None]
-    t[..., S["vp"].start] = state.vp / 30.0
-    t[..., S["faith"].start] = state.faith / 10.0
-    t[..., S["compared_faith"].start] = abilities.compared_faith(state, rows) / 10.0
+    t[..., S["vp"].start] = _scaled(state.vp, "vp")
+    t[..., S["faith"].start] = _scaled(state.faith, "faith")
+    t[..., S["compared_faith"].start] = _scaled(abilities.compared_faith(state, rows), "compared_faith")
     stones = _count(state.stones)
-    t[..., S["hand_size"].start] = _count(state.hand) / 10.0
-    t[..., S["stones"].start] = stones / 10.0
-    t[..., S["mana_total"].start] = (_count(state.mana) + stones) / 10.0
-    t[..., S["spirit_count"].start] = _count(state.spirits) / 10.0
-    t[..., S["score"].start] = final_scores(state) / 50.0
+    t[..., S["hand_size"].start] = _scaled(_count(state.hand), "hand_size")
+    t[..., S["stones"].start] = _scaled(stones, "stones")
+    t[..., S["mana_total"].start] = _scaled(_count(state.mana) + stones, "mana_total")
+    t[..., S["spirit_count"].start] = _scaled(_count(state.spirits), "spirit_count")
+    t[..., S["score"].start] = _scaled(final_scores(state), "score")
     colours = np.einsum("bpk,kc->bpc", state.mana, state.cards.colour_onehot, dtype=np.int64)
-    t[..., S["mana_colours"]] = colours / 5.0
-    t[..., S["icons"]] = state.stats[..., STAT_ICONS] / 5.0
+    t[..., S["mana_colours"]] = _scaled(colours, "mana_colours")
+    t[..., S["icons"]] = _scaled(state.stats[..., STAT_ICONS], "icons")
     head = state.head
     has_head = head >= 0
     t[..., S["has_head"].start] = has_head
     r, p = np.nonzero(has_head)
     t[r, p, S["head"].start + head[r, p]] = 1.0
-    t[..., S["mana"]] = state.mana
-    t[..., S["spirits"]] = state.spirits
+    t[..., S["mana"]] = _scaled(state.mana, "mana")
+    t[..., S["spirits"]] = _scaled(state.spirits, "spirits")
     seat_player = (player[:, None] + np.arange(MAX_PLAYERS)[None, :]) % P  # (B, 4)
     seats = t[rows[:, None], seat_player]  # (B, 4, SEAT_DIM)
     if P < MAX_PLAYERS:

@@ -26,11 +26,13 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
 
 def end_games(state: State, g: np.ndarray, truncated: bool) -> None:
-    """Finish games g: winner +1, others -1/(P-1); a truncated game (R7.5) gives 0 to all."""
+    """Finish games g: the winner +1, the others -1/(P-1) (``scores.rewards_for``); a truncated
+    game (R7.5, or ``core.truncate``) gives 0 to all."""
     if not g.size:
         return
     if truncated:
         state.truncated[g] = True
+        state.rewards[g] = 0.0
     else:
         state.terminated[g] = True
         state.rewards[g] = rewards_for(winners_of(final_scores(state, g), state.declarer[g]), state.num_players)

@@ -21,27 +21,18 @@ from ..phases import PH
 from ..state import State, ksum
 from . import abilities
 from .choice import last_unit
-from .zones import colour_counts, empty_mask, give_up_mana, give_up_units
+from .zones import colour_counts, empty_mask, give_up_unit, give_up_units
 
 _E = np.eye(NUM_COLOURS, NUM_UNITS, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
 _GE = (np.arange(NUM_COLOURS)[:, None] >= np.arange(NUM_UNITS)[None, :]).astype(np.float32)  # colour c may follow unit u
 _IS_STONE = (np.arange(NUM_UNITS) == STONE_UNIT).astype(np.float32)
 
 
-def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """(n,) symbols of its own colour the cost of kind k[i] is lowered by for player p[i].
-
-    Reductions (Gargoyle, Giant) lower only the spirit's own colour, never an "any" symbol,
-    and never below zero (R10.2); a second Giant gets none (R10.4).
-    """
-    reduction = abilities.gargoyle_reduction(state, g, p) + abilities.giant_reduction(state, g, p, k)
-    return np.where(abilities.giant_no_reduction(state, g, p, k), 0, reduction)
-
-
-def summon_cost_of(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
-    """(n, 5) coloured symbols spirit k[i] costs player p[i], after its reductions."""
+def summon_cost(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(n, 5) coloured symbols spirit k[i] costs player p[i], after its reductions (R10.2: own
+    colour only, never an "any", never below zero)."""
     cards = state.cards
-    reduction = cost_reduction(state, g, p, k)
+    reduction = abilities.cost_reduction(state, g, p, k)
     return np.maximum(cards.cost[k] - reduction[:, None] * cards.colour_onehot[k], 0)
 
 
@@ -74,12 +65,12 @@ def summonable(state: State, g: np.ndarray) -> np.ndarray:
     # Speed: only the (game, kind) pairs of cards in hand are checked (a hand holds a few of
     # the 30 kinds), colour-first as (5, pairs).
     rows, kinds = np.nonzero(hand)
-    reduction = cost_reduction(state, g[rows], p[rows], kinds).astype(np.float32)
+    reduction = abilities.cost_reduction(state, g[rows], p[rows], kinds).astype(np.float32)
     need = cards.cost_cf32[:, kinds] - reduction * cards.onehot_cf32[:, kinds]
     np.maximum(need, 0, out=need)
     mana = colour_counts(state, state.mana[g, p]).T[:, rows]  # (5, pairs)
     stones = ksum(state.stones[g, p])[rows]
-    n_place = baldanders_count(state, g, p)
+    n_place = abilities.baldanders_count(state, g, p)
     if not n_place.any():
         ok = can_pay(need, cards.cost_any[kinds], mana, stones)
     else:
@@ -94,10 +85,10 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
     """The player chose to summon kind k: fix its cost, then Baldanders or payment."""
     p = state.active_player[g]
     state.summon_kind[g] = k
-    state.pay_need[g] = summon_cost_of(state, g, p, k)
+    state.pay_need[g] = summon_cost(state, g, p, k)
     state.pay_any[g] = state.cards.cost_any[k]
     state.paid[g] = 0
-    n_place = baldanders_count(state, g, p)
+    n_place = abilities.baldanders_count(state, g, p)
     placing = n_place > 0
     b = g[placing]
     state.choice_left[b] = n_place[placing]
@@ -107,10 +98,6 @@ def start_summon(state: State, g: np.ndarray, k: np.ndarray) -> None:
 
 
 # ---- Baldanders: when summoning another spirit, place hand cards as mana first ------------
-
-
-def baldanders_count(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return abilities.count(state, g, p, "baldanders")
 
 
 def baldanders_mask(state: State, g: np.ndarray) -> np.ndarray:
@@ -187,7 +174,7 @@ def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
 
 def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:
     """Pay one unit: the mana (or a random stone) goes to the discard pile (R5.2)."""
-    give_up_mana(state, g, state.active_player[g], unit)
+    give_up_unit(state, g, state.active_player[g], unit)
     state.paid[g, unit] += 1
     state.choice_floor[g] = MANA_0 + unit
     state.choice_left[g] -= 1

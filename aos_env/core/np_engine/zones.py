@@ -37,7 +37,7 @@ def givable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return avail
 
 
-def choosable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+def choosable_units(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(n, 6) units that may be given up: face-up mana by colour (not the waiting head), then stones."""
     m = colour_counts(state, givable_mana(state, g, p))
     s = ksum(state.stones[g, p])
@@ -85,7 +85,7 @@ def take_stone(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     return k
 
 
-def give_up_mana(state: State, g: np.ndarray, p: np.ndarray, unit: np.ndarray) -> np.ndarray:
+def give_up_unit(state: State, g: np.ndarray, p: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """Move one unit (colour 0..4, or STONE_UNIT: a stone) of player p to the discard pile."""
     k = np.empty(g.size, dtype=np.int64)
     is_stone = unit == STONE_UNIT
@@ -144,15 +144,10 @@ def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
 
 
 def hand_mask(state: State, g: np.ndarray) -> np.ndarray:
-    """CARD_k for each kind in the current player's hand (command card, Inquisition gift)."""
-    mask = empty_mask(g.size)
-    hand = state.hand[g, state.current_player[g]]
-    mask[:, : hand.shape[1]] = hand > 0
-    return mask
+    """(n, K) the kinds in the current player's hand (Mask.HAND_CARDS: command card, Inquisition gift)."""
+    return state.hand[g, state.current_player[g]] > 0
 
 
 def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
-    """CARD_k for each kind on offer (Festival pick, Phase III keep)."""
-    mask = empty_mask(g.size)
-    mask[:, : state.offer.shape[1]] = state.offer[g] > 0
-    return mask
+    """(n, K) the kinds on offer (Mask.OFFER_CARDS: Festival pick, Phase III keep)."""
+    return state.offer[g] > 0

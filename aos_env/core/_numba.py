@@ -1,0 +1,129 @@
+"""How this package compiles with numba, without changing numba's settings for anyone else.
+
+numba keeps its options in ``numba.config``, one set for the whole process: setting
+``config.CACHE_DIR`` or ``config.THREADING_LAYER`` at import would send every function a user
+compiles in that process into our cache folder and onto our threading layer. Instead:
+
+- **cache**: a cache locator of our own (``CacheLocator``), tried first by numba for every cached
+  function but answering only for the source files registered with ``register``: their machine
+  code goes into our folder (``cache_folder``), named after a hash of those sources and of the
+  shared modules whose constants they compile in (numba itself checks only the timestamp of a
+  function's own file, so an edit of, say, ``constants.py`` would otherwise leave stale machine
+  code behind). Every other function is left to numba's own locators. A locator list chosen with
+  ``$NUMBA_CACHE_LOCATOR_CLASSES`` replaces numba's list, ours included: our functions then cache
+  wherever that list says.
+- **threads**: numba loads one threading layer per process, the first time a parallel function
+  needs it. ``launch_threads`` loads numba's own work queue before our first parallel kernel runs
+  (OpenMP's threads spin after each parallel loop, which on a busy or small machine, torch in
+  the same process, made our kernels up to 10x slower), unless the user chose a layer
+  (``$NUMBA_THREADING_LAYER`` or ``numba.config.THREADING_LAYER``) or a layer is loaded already:
+  then that one is used. ``numba.config`` is the same afterwards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from numba import config
+from numba.core import caching
+
+#: The threading layer our parallel kernels start when nothing is chosen or loaded yet.
+THREADING_LAYER = "workqueue"
+_TAG_LENGTH = 16  # hex digits of the sources hash in a folder name
+
+
+def sources_tag(files: Iterable[Path]) -> str:
+    """A short hash of the names and contents of ``files`` (their order does not matter)."""
+    h = hashlib.sha1()
+    for f in sorted(Path(f).resolve() for f in files):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:_TAG_LENGTH]
+
+
+def cache_folder(name: str, tag: str) -> str:
+    """Where functions of ``name`` with sources ``tag`` cache: ``<numba.config.CACHE_DIR>/aos_env-<name>-<tag>``
+    if the user gave numba a cache folder (``$NUMBA_CACHE_DIR``), else
+    ``$XDG_CACHE_HOME/aos_env/<name>-<tag>`` (``~/.cache`` by default)."""
+    if config.CACHE_DIR:
+        return os.path.join(config.CACHE_DIR, f"aos_env-{name}-{tag}")
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "aos_env", f"{name}-{tag}")
+
+
+class CacheLocator(caching._CacheLocator):  # numba's base class of cache locators (numba.core.caching)
+    """numba's cache locator for our registered files: the folder and source stamp registered for
+    the function's file (the sources hash, which covers every file the folder depends on)."""
+
+    #: realpath of a source file (or a name given to generated code) -> (folder, sources tag)
+    _registered: dict[str, tuple[str, str]] = {}
+
+    def __init__(self, py_func, py_file: str, folder: str, tag: str) -> None:
+        self._folder, self._tag = folder, tag
+        self._lineno = py_func.__code__.co_firstlineno
+
+    def get_cache_path(self) -> str:
+        return self._folder
+
+    def get_source_stamp(self) -> str:
+        return self._tag
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        hit = cls._registered.get(_key(py_file))
+        if hit is None:
+            return None  # not ours: numba's next locator
+        self = cls(py_func, py_file, *hit)
+        try:
+            self.ensure_cache_path()
+        except OSError:
+            return None  # an unwritable folder: numba's own locators, or no cache (``cacheable``)
+        return self
+
+
+def _key(py_file: str) -> str:
+    return py_file if py_file.startswith("<") else os.path.realpath(py_file)
+
+
+def register(files: Iterable[str | Path], folder: str, tag: str) -> None:
+    """Cache the functions defined in ``files`` (paths, or the names given to generated code,
+    which start with ``<``) in ``folder``, with ``tag`` as their source stamp."""
+    for f in files:
+        CacheLocator._registered[_key(str(f))] = (folder, tag)
+    if CacheLocator not in caching.CacheImpl._locator_classes:
+        caching.CacheImpl._locator_classes.insert(0, CacheLocator)
+
+
+def cacheable(folder: str) -> bool:
+    """Whether ``folder`` can be created and written (else our functions compile uncached)."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
+
+
+def launch_threads() -> None:
+    """Load the threading layer for our parallel kernels (see the module's docstring); once a
+    layer is loaded this returns at once."""
+    from numba.np.ufunc import parallel
+
+    if parallel._is_initialized:
+        return
+    if str(config.THREADING_LAYER).lower() != "default":
+        parallel._launch_threads()  # the user's choice
+        return
+    chosen = config.THREADING_LAYER
+    config.THREADING_LAYER = THREADING_LAYER
+    try:
+        parallel._launch_threads()
+    finally:
+        config.THREADING_LAYER = chosen
