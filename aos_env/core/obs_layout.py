@@ -241,7 +241,7 @@ def observation_bounds(cards=None, max_turns: int | None = None) -> tuple[np.nda
     max_turns = DEFAULT_MAX_TURNS if max_turns is None else int(max_turns)
     raw = raw_bounds(cards, max_turns)
     # the two scales of the game: turns_left is at most P / P (raw_bounds gives the most for 4 players)
-    scale = {**_SCALE, "turn": float(max_turns), "turns_left": float(MAX_PLAYERS)}
+    scale = {**SCALE, "turn": float(max_turns), "turns_left": float(MAX_PLAYERS)}
 
     def highs(layout) -> list[np.ndarray]:
         return [(raw[s.name] / scale[s.name]).astype(np.float32) for s in layout]
