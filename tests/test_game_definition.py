@@ -389,12 +389,13 @@ def test_positions_check_the_turn_as_refresh_does() -> None:
     """positions.position and core.refresh take the turn bounds and the last turn from one place."""
     for declarer in (-1, 1):
         high = int(api.turn_limit(declarer >= 0, 50, 3))
-        state = position(3, turn=high, declarer=declarer, active=2, max_turns=50)
+        hands = [{}, {}, {"hand": ["AS001"]}]  # the active player needs a card to play
+        state = position(3, hands, turn=high, declarer=declarer, active=2, max_turns=50)
         assert state.turn[0] == high
         if declarer >= 0:
             assert state.last_turn[0] == api.last_turn_of(high, 2, declarer, 3)
         with pytest.raises(ArgumentError, match=f"turn.*{high}"):
-            position(3, turn=high + 1, declarer=declarer, active=2, max_turns=50)
+            position(3, hands, turn=high + 1, declarer=declarer, active=2, max_turns=50)
 
 
 # ---- dead code gone; the one-game step is core.step's path ----------------------------------------
