@@ -117,8 +117,8 @@ def warm_start(policy, bot) -> dict:
                                 f"{want}: give --net-arch the bot's hidden sizes")
         with torch.no_grad():
             for lin, w, b in zip(layers[prefix], weights, mlp.biases):
-                lin.weight.copy_(torch.as_tensor(np.ascontiguousarray(w.T)))
-                lin.bias.copy_(torch.as_tensor(b))
+                lin.weight.copy_(torch.from_numpy(np.array(w.T)))
+                lin.bias.copy_(torch.from_numpy(np.array(b)))  # a copy: the bot's arrays are read-only
     return net.meta
 
 
