@@ -50,6 +50,9 @@ KERNEL_ENV = {
     "PYTHONHASHSEED": "0",  # set and dict orders, hence printed text, the same every run
     "TQDM_DISABLE": "1",  # progress bars are noise in a committed output
 }
+#: Left out of the kernel's environment: the notebooks run on the default engine whatever the caller
+#: chose (the variable is aos_env.core.BACKEND_ENV; read here without importing the engine).
+DROPPED_ENV = ("AOS_BACKEND",)
 #: The notebook metadata kept (the rest, such as widget state, changes from run to run).
 KEPT_NOTEBOOK_METADATA = ("kernelspec",)
 #: The cell metadata left out (nbclient's execution timestamps).
@@ -92,7 +95,7 @@ def resolve(names: list[str]) -> list[Path]:
 
 def kernel_env(rc_dir: Path) -> dict[str, str]:
     """The kernel's environment: the caller's, the fixed settings, and this repository first on the path."""
-    env = dict(os.environ) | KERNEL_ENV
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED_ENV} | KERNEL_ENV
     env["MATPLOTLIBRC"] = str(rc_dir)  # our rc file only: a user's matplotlibrc would change the figures
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
     return env
