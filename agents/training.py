@@ -1013,12 +1013,12 @@ def _rllib_train(args, run: Run, trainer, stop: StopSignal, log, evaluate, snaps
 
 def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: str = "sb3") -> None:
     """Win rate against each baseline vs timesteps, with 95% confidence bands."""
-    import matplotlib
+    # A bare Figure draws with Agg by itself: no pyplot, so the caller's backend (a notebook's
+    # inline plots, a GUI) is left as it was; matplotlib.use("Agg") here turned a notebook's plots off
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig = Figure(figsize=(7, 4))
+    ax = fig.subplots()
     for spec in baselines:
         pts = [(h["timesteps"], h["results"][spec]) for h in history if spec in h["results"]]
         if not pts:
@@ -1036,11 +1036,8 @@ def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: s
     ax.legend()
     ax.set_title(("RLlib PPO" if backend == "rllib" else "MaskablePPO") + " on Age of Summoners")
     fig.tight_layout()
-    try:
-        with atomic_path(path) as tmp:  # a full disk leaves the previous curve whole
-            fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
-    finally:
-        plt.close(fig)
+    with atomic_path(path) as tmp:  # a full disk leaves the previous curve whole
+        fig.savefig(tmp, dpi=120, format=Path(path).suffix.lstrip(".") or "png")
 
 
 if __name__ == "__main__":
