@@ -32,6 +32,8 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat import NotebookNode
 
+from aos_env.files import write_text
+
 #: The folder of the notebooks (this file's own).
 NOTEBOOK_DIR = Path(__file__).resolve().parent
 #: The repository root: its code goes first on the kernel's path.
@@ -139,26 +141,10 @@ def normalise(nb: NotebookNode) -> NotebookNode:
 
 
 def write(nb: NotebookNode, path: Path) -> None:
-    """Write ``nb`` to ``path`` atomically: a temporary file in the same folder, then a rename."""
+    """Write ``nb`` to ``path`` atomically (the project's ``write_text``: a temporary file, then a rename)."""
     nbformat.validate(nb)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".ipynb.tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            nbformat.write(nb, f)
-        os.chmod(tmp, _file_mode(path))  # mkstemp makes the file private; keep the notebook's mode
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The permission bits of ``path``, or those a new file gets under the current umask."""
-    if path.exists():
-        return path.stat().st_mode & 0o777
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+    text = nbformat.writes(nb)
+    write_text(path, text if text.endswith("\n") else text + "\n")  # nbformat.write ends the file so
 
 
 def output_kind(output: dict[str, Any]) -> str:
