@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 import aos_env
-from aos_env.cards import BONUS_VP, NUM_KINDS
+from aos_env.core.cards import BONUS_VP, NUM_KINDS
 from aos_env.core import OBS_PHASES, Phase, _numba, obs_slices
 from aos_env.core.constants import (
     ACT, AXE, CONQUEST, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B,
@@ -42,7 +42,7 @@ K = NUM_KINDS
 _CORE = Path(aos_env.__file__).resolve().parent / "core"
 _SOURCES = [Path(__file__).resolve()] + [_CORE / name for name in
                                          ("constants.py", "phases.py", "obs_layout.py", "_numba.py")] + \
-    [_CORE.parent / "cards.py"]
+    [_CORE / "cards.py"]
 _TAG = _numba.sources_tag(_SOURCES)
 CACHE_DIR = _numba.cache_folder("greedy", _TAG)
 _numba.register([Path(__file__).resolve()], CACHE_DIR, _TAG)

@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_indices, check_optional_seed, fail
+from aos_env.base.checks import ArgumentError, check_indices, check_optional_seed, fail
 
 
 @runtime_checkable

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_bool, check_file, format_bytes
+from aos_env.base.checks import ArgumentError, check_bool, check_file, format_bytes
 from aos_env.core.obs_layout import G, OLDER_VERSIONS, obs_dim_of_version, to_version
 
 from .base import BaseAgent

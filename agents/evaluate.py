@@ -15,16 +15,16 @@ import time
 from pathlib import Path
 
 from aos_env import core
-from aos_env.checks import (
+from aos_env.base.checks import (
     MAX_SEED, ArgumentError, check_batch_memory, check_output_file, check_output_folder, int_arg, seed_arg,
 )
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.core.api import MAX_MAX_TURNS
-from aos_env.files import same_file, write_text
+from aos_env.base.files import same_file, write_text
 
 from .bot import SHIPPED, SHIPPED_V2
 from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
-from .tournament import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
+from .matches import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
 
 #: How the replays of --replays are named: game i is REPLAY_NAME.format(i).
 REPLAY_NAME = "game_{:05d}.json"
@@ -52,7 +52,7 @@ def build_parser(prog: str = "python -m agents.evaluate") -> argparse.ArgumentPa
                    help="where to write the results as JSON (default: tournament.json)")
     p.add_argument("--replays", type=Path, default=None, metavar="DIR",
                    help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
-                   "python -m aos_env.replay FILE, or FILE --html OUT)")
+                   "python -m aos_env.view.replay FILE, or FILE --html OUT)")
     p.add_argument("--leaderboard", type=Path, default=None, metavar="FILE",
                    help="also add the pairwise results to this leaderboard (JSON, pooled over runs) and write its "
                    "table of Elo ratings with 95%% intervals beside it (FILE with .md)")
@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluate")
     if args.replays is not None:
         for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
             replay.save(args.replays / REPLAY_NAME.format(g))
-        print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.replay FILE shows one)")
+        print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.view.replay FILE shows one)")
     return summary
 
 

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_output_file
-from aos_env.files import atomic_path, same_file
+from aos_env.base.checks import ArgumentError, check_output_file
+from aos_env.base.files import atomic_path, same_file
 
 from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
 

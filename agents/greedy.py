@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
-from aos_env.checks import fail
+from aos_env.core.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
+from aos_env.base.checks import fail
 
 from ._greedy_kernel import greedy_actions, greedy_tables
 from .base import BaseAgent

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
-from aos_env.checks import ArgumentError
-from aos_env.files import atomic_path, same_file
+from aos_env.base.checks import ArgumentError
+from aos_env.base.files import atomic_path, same_file
 
-from .tournament import elo_ratings
+from .matches import elo_ratings
 
 FORMAT, VERSION = "aos-leaderboard", 1
 BOOTSTRAP = 200  # refits for the confidence intervals

@@ -24,7 +24,7 @@ same random draws (common random numbers), so their comparison is not
 drowned in the noise of the deals.
 
 Several games can be searched at once: their copies share the same batch.
-Determinisation lives in ``aos_env.determinise`` (the OpenSpiel adapter's
+Determinisation lives in ``aos_env.tools.determinise`` (the OpenSpiel adapter's
 IS-MCTS resampling uses it too).
 """
 
@@ -33,10 +33,10 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import (check_batch_memory, check_choice, check_int, check_optional_float, check_optional_int,
+from aos_env.base.checks import (check_batch_memory, check_choice, check_int, check_optional_float, check_optional_int,
                             fail)
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
-from aos_env.determinise import determinise, fresh_streams
+from aos_env.tools.determinise import determinise, fresh_streams
 
 from .base import BaseAgent, act_on_state
 from .bot import BotAgent

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_file, check_string, fail, is_int
-from aos_env.files import atomic_path
+from aos_env.base.checks import ArgumentError, check_file, check_string, fail, is_int
+from aos_env.base.files import atomic_path
 
 #: The JSON member that save_model adds to SB3's zip.
 MEMBER = "aos_env_model.json"
@@ -63,6 +63,19 @@ HOW_TO_FIX = ("if it is a model you trained yourself, continue its run once with
               "loader, which trusts the file: for your own files only) and use the model.zip that run saves; "
               "never load a stranger's file that way")
 
+
+
+def check_spaces(observation_space, action_space, what: str) -> None:
+    """A policy must read this env's observations and choose among its actions."""
+    from gymnasium import spaces
+
+    want_obs, want_act = (core.OBS_DIM,), core.NUM_ACTIONS
+    shape = getattr(observation_space, "shape", None)
+    if not isinstance(observation_space, spaces.Box) or shape != want_obs:
+        raise ArgumentError(f"{what} observes {observation_space}, but this env's observations have shape {want_obs} "
+                            f"({core.OBS_DIM} numbers): it was trained for another env or another version of it")
+    if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != want_act:
+        raise ArgumentError(f"{what} chooses among {action_space}, but this env has Discrete({want_act}) actions")
 
 def _refuse(path: Any, what: str, fix: bool = False) -> ArgumentError:
     """The error for a model file that does not fit; ``fix``: add what to do about an old model."""
@@ -103,7 +116,6 @@ def model_meta(model, num_players: int) -> dict:
     """The JSON member for a live MaskablePPO ``model`` trained for ``num_players`` players."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
-    from .policy import check_spaces
 
     if not is_int(num_players) or num_players not in PLAYER_COUNTS:
         raise fail("num_players", "2, 3 or 4", num_players)
@@ -257,7 +269,7 @@ def build_policy(meta: dict):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from aos_env.spaces import observation_box
+    from aos_env.envs.spaces import observation_box
 
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[meta["activation"]]
     return MaskableActorCriticPolicy(observation_box(), spaces.Discrete(core.NUM_ACTIONS), lambda _: 0.0,

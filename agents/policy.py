@@ -22,30 +22,17 @@ from pathlib import Path
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_bool, fail
+from aos_env.base.checks import ArgumentError, check_bool, fail
 
 from .base import BaseAgent
 from .model_file import SB3_MEMBERS as MODEL_MEMBERS  # noqa: F401  (the members SB3's loader needs)
-from .model_file import check_device, check_sb3_model_file, load_policy
+from .model_file import check_device, check_sb3_model_file, check_spaces, load_policy
 
 
 def check_model_file(path) -> Path:
     """The path of a model SB3's own loader can continue (``train.py --resume``): see
     ``agents.model_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
     return check_sb3_model_file(path)
-
-
-def check_spaces(observation_space, action_space, what: str) -> None:
-    """A policy must read this env's observations and choose among its actions."""
-    from gymnasium import spaces
-
-    want_obs, want_act = (core.OBS_DIM,), core.NUM_ACTIONS
-    shape = getattr(observation_space, "shape", None)
-    if not isinstance(observation_space, spaces.Box) or shape != want_obs:
-        raise ArgumentError(f"{what} observes {observation_space}, but this env's observations have shape {want_obs} "
-                            f"({core.OBS_DIM} numbers): it was trained for another env or another version of it")
-    if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != want_act:
-        raise ArgumentError(f"{what} chooses among {action_space}, but this env has Discrete({want_act}) actions")
 
 
 class PolicyAgent(BaseAgent):

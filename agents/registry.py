@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable
 
-from aos_env.checks import ArgumentError, did_you_mean, parse_int_text
+from aos_env.base.checks import ArgumentError, did_you_mean, parse_int_text
 
 from .base import BaseAgent
 from .bot import SHIPPED_V2, BotAgent
@@ -32,7 +32,7 @@ from .policy import PolicyAgent
 from .random_agent import RandomAgent
 
 NAMES = ("random", "greedy", "mc", "bot", "bot-v2", "search")
-#: Agent specs in a sentence, for command-line help (train.py, agents.evaluate, aos_env.play).
+#: Agent specs in a sentence, for command-line help (train.py, agents.evaluate, aos_env.apps.play).
 SPEC_HELP = ("random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
              "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
              "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "

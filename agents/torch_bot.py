@@ -2,7 +2,7 @@
 
 A bot file (docs/api.md, "The bot file format") holds a feed-forward policy as plain arrays and
 plays with numpy alone (``agents.bot.BotAgent``): ``make_agent("my_bot.npz")``, and so in
-``python -m agents.evaluate``, the leaderboard, ``aos_env.play`` and as an env's opponent. This
+``python -m agents.evaluate``, the leaderboard, ``aos_env.apps.play`` and as an env's opponent. This
 module writes one from a plain torch MLP: an ``nn.Sequential`` of ``nn.Linear`` layers with one
 kind of activation (``nn.Tanh`` or ``nn.ReLU``) between them, mapping the observation
 (``core.OBS_DIM`` floats) to the 44 action logits, and optionally a value network of the same
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import ArgumentError, check_int, check_output_file, fail
+from aos_env.base.checks import ArgumentError, check_int, check_output_file, fail
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
-from aos_env.files import atomic_path
+from aos_env.base.files import atomic_path
 
 from .bot import FORMAT, FORMAT_VERSION
 

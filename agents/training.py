@@ -3,10 +3,10 @@ code, importable: ``agents.training.main(["--timesteps", "100000"])``).
 
 Two backends: ``--backend sb3`` (the default: sb3-contrib's MaskablePPO in this process) and
 ``--backend rllib`` (Ray RLlib's PPO with env runners that each step a batch of games, on a
-local Ray or, with ``--address``, a Ray cluster; ``aos_env.rllib`` has the RLlib code).
+local Ray or, with ``--address``, a Ray cluster; ``aos_env.integrations.rllib`` has the RLlib code).
 
 The learner plays one seat in many games at once on the batched engine
-(``aos_env.sb3.LearnerVecEnv``, the Gymnasium vector env as an SB3 VecEnv); the
+(``aos_env.integrations.sb3.LearnerVecEnv``, the Gymnasium vector env as an SB3 VecEnv); the
 other seats are played by opponents drawn from a pool: the random and greedy
 baselines and frozen snapshots of the learner itself, added as training goes. Every ``--eval-every`` steps the current
 policy plays ``--eval-games`` games against the random and the greedy agent;
@@ -38,18 +38,19 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from aos_env.checks import (
+from aos_env.base.checks import (
     MEMORY_FRACTION, ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, format_bytes,
     int_arg, int_list_arg, name_list_arg, total_memory,
 )
-from aos_env.files import atomic_folder, atomic_path, write_text
+from aos_env.base.files import atomic_folder, atomic_path, write_text
 
 if TYPE_CHECKING:
-    from aos_env.learner_env import OpponentPool
+    from aos_env.envs.learner import OpponentPool
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
-BACKENDS = ("sb3", "rllib")
+#: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
+TRAINERS = ("sb3", "rllib")
 DEFAULT_NUM_ENVS = 1024
 _RLLIB_OPTIONS = ("--num-env-runners", "--envs-per-runner", "--address")
 _OPPONENT_SEED_STEP = 11  # opponent i plays with seed + 11 * i
@@ -81,7 +82,7 @@ def _rollout_bytes_per_step() -> int:
 
 def _mix_item(text: str) -> tuple[str, float]:
     """'greedy@0.5' -> ('greedy', 0.5); 'random' -> ('random', 1.0)."""
-    from aos_env.learner_env import parse_mix_item
+    from aos_env.envs.learner import parse_mix_item
 
     return parse_mix_item(text)
 
@@ -115,7 +116,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     g = p.add_argument_group("game and run")
-    g.add_argument("--backend", choices=BACKENDS, default="sb3",
+    g.add_argument("--backend", choices=TRAINERS, default="sb3",
                    help="sb3: sb3-contrib's MaskablePPO in this process (the train extra); rllib: Ray RLlib's PPO "
                         "with env runners (the rllib extra), see the RLlib options below")
     g.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4")
@@ -240,7 +241,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     ``args.resume_from`` (the model --resume continues, or None). Returns the opponent pool built
     from the specs (without 'self': its snapshots join the pool during training)."""
     from agents import make_agent
-    from aos_env.learner_env import BYTES_PER_GAME, OpponentPool
+    from aos_env.envs.learner import BYTES_PER_GAME, OpponentPool
 
     def usage(option: str, message: str) -> None:
         parser.error(f"argument {option}: {message}")
@@ -629,7 +630,7 @@ class Run:
         intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
         them, and a win rate per seat could then not exceed 50%.)"""
         from agents import make_agent
-        from agents.tournament import play_games, summarise
+        from agents.matches import play_games, summarise
 
         args, out = self.args, {}
         others = args.players - 1
@@ -694,7 +695,7 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import PolicyAgent
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     from .model_file import save_model, saved_timesteps
 
@@ -831,7 +832,7 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
 
 def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool,
                 stop: StopSignal | None = None) -> dict:
-    """Ray RLlib's PPO (aos_env.rllib): env runners step batches of games, self-play snapshots are
+    """Ray RLlib's PPO (aos_env.integrations.rllib): env runners step batches of games, self-play snapshots are
     broadcast to every runner's opponent pool, and the policy is saved as a numpy bot file.
     ``stop``: the run's :class:`StopSignal`."""
     stop = stop or StopSignal()
@@ -839,7 +840,7 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
 
     import ray
 
-    from aos_env import rllib
+    from aos_env.integrations import rllib
 
     for name in ("ray", "ray.rllib"):  # RLlib's notes on its API stack and deprecations, not the run's
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -1005,7 +1006,7 @@ def _rllib_train(args, run: Run, trainer, stop: StopSignal, log, evaluate, snaps
             next_eval += args.eval_every
             with stop.deferring():  # an evaluation and a checkpoint are finished before the run stops
                 run.record(t, evaluate(args.eval_games, seed=10_000_000 + t), log)
-                trainer.save_bot(run_dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.files)
+                trainer.save_bot(run_dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.base.files)
                 _save_folder(trainer.save, checkpoint)
     bar.close()
     return time.time() - t0
@@ -1043,3 +1044,14 @@ def plot_curve(history: list[dict], path: Path, baselines: list[str], backend: s
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONHASHSEED", "0")
     main(sys.argv[1:])
+
+
+def __getattr__(name: str):
+    """``BACKENDS``, the old name of ``TRAINERS`` (until 0.4.0), with a DeprecationWarning."""
+    if name == "BACKENDS":
+        import warnings
+
+        warnings.warn("agents.training.BACKENDS is now TRAINERS (core.BACKENDS names the engines)",
+                      DeprecationWarning, stacklevel=2)
+        return TRAINERS
+    raise AttributeError(f"module 'agents.training' has no attribute {name!r}")

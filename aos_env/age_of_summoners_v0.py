@@ -7,7 +7,7 @@ two decisions and changes the observation (``core.OBS_VERSION`` 3). Import
 
 import warnings
 
-from .aec_env import ClassicWrapper, env, raw_env
+from .envs.aec import ClassicWrapper, env, raw_env
 
 warnings.warn("aos_env.age_of_summoners_v0 is deprecated: the rules changed in version 1 (Nightmare and "
               "Homunculus are optional); use aos_env.age_of_summoners_v1", DeprecationWarning, stacklevel=2)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from aos_env.checks import ArgumentError, check_output_folder, float_arg, int_arg, int_list_arg
-from aos_env.files import atomic_path, write_text
+from aos_env.base.checks import ArgumentError, check_output_folder, float_arg, int_arg, int_list_arg
+from aos_env.base.files import atomic_path, write_text
 
 from . import aec, compile_time, engine_throughput, one_game, openspiel, training
 from .engine_throughput import median_of

@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import output_file_arg
-from aos_env.files import write_text
+from aos_env.base.checks import output_file_arg
+from aos_env.base.files import write_text
 
 
 def random_actions(state: core.State, rng: np.random.Generator) -> np.ndarray:

@@ -24,9 +24,9 @@ import numpy as np
 
 from agents import GreedyAgent, RandomAgent
 from aos_env import core
-from aos_env.checks import output_file_arg
-from aos_env.files import write_text
-from aos_env.learner_env import LearnerEnv
+from aos_env.base.checks import output_file_arg
+from aos_env.base.files import write_text
+from aos_env.envs.learner import LearnerEnv
 
 
 def play_decisions(games: int, players: int, steps: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

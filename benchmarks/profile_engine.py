@@ -30,10 +30,10 @@ from collections.abc import Callable
 import numpy as np
 
 from aos_env import core
-from aos_env.checks import output_file_arg
+from aos_env.base.checks import output_file_arg
 from aos_env.core import Phase
 from aos_env.core.np_engine import engine as E
-from aos_env.files import write_text
+from aos_env.base.files import write_text
 
 from .engine_throughput import random_actions, restart_finished
 

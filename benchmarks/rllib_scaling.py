@@ -34,8 +34,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from aos_env.checks import ArgumentError, check_output_file, check_output_folder, int_arg, int_list_arg
-from aos_env.files import write_text
+from aos_env.base.checks import ArgumentError, check_output_file, check_output_folder, int_arg, int_list_arg
+from aos_env.base.files import write_text
 
 from .training import TRAIN_SCRIPT, train_module
 

@@ -33,7 +33,7 @@ from torch.distributions.categorical import Categorical
 import aos_env  # noqa: F401  registers "aos_env/AgeOfSummoners-v1"
 from agents.torch_bot import torch_to_bot
 from aos_env import core
-from aos_env.checks import float_arg, int_arg, seed_arg
+from aos_env.base.checks import float_arg, int_arg, seed_arg
 
 ENV_ID = "aos_env/AgeOfSummoners-v1"
 MASKED_LOGIT = -1e8  # an illegal action's logit: probability 0, and no NaN in the entropy

@@ -32,7 +32,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat import NotebookNode
 
-from aos_env.files import write_text
+from aos_env.base.files import write_text
 
 #: The folder of the notebooks (this file's own).
 NOTEBOOK_DIR = Path(__file__).resolve().parent

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.cards import COLOURS, DEFAULT as CARDS
+from aos_env.core.cards import COLOURS, DEFAULT as CARDS
 from aos_env.core import Phase
 from aos_env.core.phases import DECISIONS
-from aos_env.positions import position  # noqa: F401  (re-exported for tests)
+from aos_env.tools.positions import position  # noqa: F401  (re-exported for tests)
 
 _NAMED = {n: i for i, n in enumerate(core.ACTION_NAMES)}
 

@@ -1,6 +1,6 @@
 """Scenario tests for the 30 spirit abilities (docs/cards.md) and R10 (docs/rules.md).
 
-Every test sets up a position with ``aos_env.positions.position`` (player 0
+Every test sets up a position with ``aos_env.tools.positions.position`` (player 0
 to move, at the start of their turn), steps the game with named actions and
 checks the exact outcome: VP, faith, zones by card name, phase, legal actions
 and, for the game-end abilities, ``core.final_scores`` of a finished game.
@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 
 from aos_env import core
-from aos_env.cards import DEFAULT as CARDS
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core import Phase
 
 from helpers import legal, phase, play, position, total_cards, zone

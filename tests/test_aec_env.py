@@ -8,8 +8,8 @@ from pettingzoo.test import api_test, seed_test
 
 import aos_env
 from aos_env import core
-from aos_env.aec_env import INFO_KEYS
-from aos_env.positions import position
+from aos_env.envs.aec import INFO_KEYS
+from aos_env.tools.positions import position
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -10,10 +10,10 @@ import pytest
 
 import aos_env
 from aos_env import core
-from aos_env.play import main as play_main
+from aos_env.apps.play import main as play_main
 from agents import GreedyAgent, MonteCarloAgent, RandomAgent, act_on_env, act_on_state, make_agent
 from agents.evaluate import main as evaluate_main
-from aos_env.determinise import determinise
+from aos_env.tools.determinise import determinise
 from agents.tournament import elo_ratings, lineups_for, play_games, summarise, wilson
 
 

@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from agents import GreedyAgent, MonteCarloAgent, PolicyAgent, RandomAgent, make_agent
 from agents.model_file import MEMBER as MODEL_MEMBER
 from agents.registry import NAMES, OPTIONS
-from aos_env import checks, core
+from aos_env import core
 
+from aos_env.base import checks
 FAST = settings(max_examples=60, deadline=None)
 
 

@@ -1,4 +1,4 @@
-"""Bad input (issue 14): the shared argument checks of aos_env/checks.py, and core.init's use of them.
+"""Bad input (issue 14): the shared argument checks of aos_env/base/checks.py, and core.init's use of them.
 
 Each check either returns the canonical value (Python int/float, int64 seeds) or raises
 ArgumentError (a ValueError) whose message names the argument and what is allowed.
@@ -15,8 +15,10 @@ from bad_values import floats_as_ints, ints, non_finite, not_ints, not_numbers, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aos_env import checks, core
-from aos_env.checks import (
+from aos_env import core
+
+from aos_env.base import checks
+from aos_env.base.checks import (
     MAX_SEED, ArgumentError, check_batch_memory, check_bool, check_choice, check_file, check_float, check_int,
     check_optional_int, check_output_file, check_output_folder, check_seeds, check_sequence, float_arg, int_arg,
     int_list_arg, name_list_arg, seed_arg,

@@ -1,5 +1,5 @@
 """Bad input (issue 14): the command lines ``train.py``, ``python -m agents.evaluate`` and
-``python -m aos_env.play``.
+``python -m aos_env.apps.play``.
 
 Every bad argument is a usage error: exit status 2, a usage line and a message naming the
 option on stderr, no traceback, and nothing written (no run folder, no JSON). Most cases
@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from agents import evaluate
-from aos_env import checks, play
-from aos_env.checks import MAX_SEED
+from aos_env.base import checks
+from aos_env.apps import play
+from aos_env.base.checks import MAX_SEED
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
@@ -137,7 +138,7 @@ def test_evaluate_json_must_be_writable(capsys, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
-# ---- aos_env.play ----------------------------------------------------------------------------------
+# ---- aos_env.apps.play ----------------------------------------------------------------------------------
 
 PLAY_CASES = [
     (["--opponents", "bogus"], "unknown agent 'bogus'"),
@@ -172,7 +173,7 @@ def test_play_accepts_only_ascii_digits() -> None:
     (["train.py", "--timesteps", "0"], "--timesteps"),
     (["train.py", "--resume", "--name", "nothing"], "--resume"),
     (["-m", "agents.evaluate", "random", "bogus"], "unknown agent"),
-    (["-m", "aos_env.play", "--opponents", "bogus"], "unknown agent"),
+    (["-m", "aos_env.apps.play", "--opponents", "bogus"], "unknown agent"),
 ])
 def test_commands_exit_with_a_usage_error(tmp_path: Path, command, option) -> None:
     if command[0] == "train.py":

@@ -1,5 +1,5 @@
 """Bad input (issue 14) for the engine's entry points (aos_env.core), the PettingZoo env, positions,
-card files, the OpenSpiel adapter and aos_env.determinise.
+card files, the OpenSpiel adapter and aos_env.tools.determinise.
 
 Every case asserts three things: the error type (ArgumentError, a ValueError, for a bad argument;
 ValueError for an illegal action or a broken position; TypeError only where the project documents
@@ -25,15 +25,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aos_env
-import aos_env.openspiel as aos_spiel
-from aos_env import checks, core
-from aos_env.aec_env import ClassicWrapper
-from aos_env.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
-from aos_env.checks import ArgumentError
+import aos_env.integrations.openspiel as aos_spiel
+from aos_env import core
+from aos_env.base import checks
+from aos_env.envs.aec import ClassicWrapper
+from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
+from aos_env.base.checks import ArgumentError
 from aos_env.core import api
 from aos_env.core.phases import Phase
-from aos_env.determinise import determinise, fresh_streams
-from aos_env.positions import position
+from aos_env.tools.determinise import determinise, fresh_streams
+from aos_env.tools.positions import position
 
 FAST = settings(max_examples=25, deadline=None)
 B, P = 4, 3  # games and players of the shared state
@@ -845,7 +846,7 @@ def test_raw_env_step_illegal_and_none() -> None:
 @FAST
 @given(bad_aec_actions | st.sampled_from([-1, 44, 2**63, HUGE_U64, None]))
 def test_env_step_outside_the_action_space_is_an_assertion(action) -> None:
-    """env() keeps PettingZoo's AssertOutOfBoundsWrapper convention (documented in aos_env.aec_env)."""
+    """env() keeps PettingZoo's AssertOutOfBoundsWrapper convention (documented in aos_env.envs.aec)."""
     env = dealt_env("env")
     env_refused(env, lambda: env.step(action), r"^action is not in action space$", AssertionError)
 
@@ -942,7 +943,7 @@ def test_classic_wrapper_illegal_reward(value) -> None:
 
 @pytest.mark.parametrize("value", [None, "env", aos_env.env], ids=repr)
 def test_classic_wrapper_env(value) -> None:
-    refused(None, lambda: ClassicWrapper(value), r"^env must be an aos_env\.aec_env\.raw_env, got ")
+    refused(None, lambda: ClassicWrapper(value), r"^env must be an aos_env\.envs\.aec\.raw_env, got ")
 
 
 # ---- the OpenSpiel adapter ---------------------------------------------------------------------------
@@ -1099,7 +1100,7 @@ def test_make_py_observer_arguments() -> None:
     refused(None, lambda: game.make_py_observer(None, {"a": 1}), r"observers take no parameters", ValueError)
 
 
-# ---- aos_env.determinise -------------------------------------------------------------------------
+# ---- aos_env.tools.determinise -------------------------------------------------------------------------
 
 
 def _rng_state(rng: np.random.Generator) -> str:

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from agents import RandomAgent
 from aos_env import core
-from aos_env.checks import ArgumentError
+from aos_env.base.checks import ArgumentError
 from aos_env.core.state import FIELD_NAMES
-from aos_env.gym_env import AgeOfSummonersEnv, AgeOfSummonersVectorEnv
-from aos_env.learner_env import LearnerEnv, OpponentError, OpponentPool
+from aos_env.envs.gym import AgeOfSummonersEnv, AgeOfSummonersVectorEnv
+from aos_env.envs.learner import LearnerEnv, OpponentError, OpponentPool
 
 FAST = settings(max_examples=40, deadline=None)
 N = 4  # games of the vector envs here
@@ -71,7 +71,7 @@ def _dealt(kind: str, backend: str):
     elif kind == "vector":
         env = AgeOfSummonersVectorEnv(num_envs=N, opponents="greedy@1 random@1", illegal_action="raise")
     else:
-        from aos_env.sb3 import LearnerVecEnv
+        from aos_env.integrations.sb3 import LearnerVecEnv
 
         env = LearnerVecEnv(num_envs=N, opponents="greedy@1 random@1", seed=0)
         env.reset()
@@ -465,9 +465,9 @@ def test_an_opponent_error_leaves_the_env_as_before_the_step(mode, pattern, auto
 
 
 def test_sb3_adapter_construction() -> None:
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
-    with pytest.raises(ArgumentError, match=r"^env must be an aos_env.gym_env.AgeOfSummonersVectorEnv"):
+    with pytest.raises(ArgumentError, match=r"^env must be an aos_env.envs.gym.AgeOfSummonersVectorEnv"):
         LearnerVecEnv("x")
     with pytest.raises(ArgumentError, match=r"^env must reset finished games in the same step"):
         LearnerVecEnv(AgeOfSummonersVectorEnv(num_envs=2))

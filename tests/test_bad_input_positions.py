@@ -1,4 +1,4 @@
-"""Bad input (issue 14): ``aos_env.positions.position`` and card files.
+"""Bad input (issue 14): ``aos_env.tools.positions.position`` and card files.
 
 position() checks every argument before it builds anything: a bad one raises a
 ValueError naming it, and no state is returned. load_cards() turns every problem with
@@ -17,8 +17,8 @@ from bad_values import floats_as_ints, not_ints
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aos_env.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError, load_cards
-from aos_env.positions import position
+from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError, load_cards
+from aos_env.tools.positions import position
 
 FAST = settings(max_examples=60, deadline=None)
 SHIPPED = DEFAULT_CARD_FILE.read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ def tiny_model():
     """A small MaskablePPO model (a few hundred steps: the test is about the weights, not the play)."""
     from sb3_contrib import MaskablePPO
 
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     env = LearnerVecEnv(num_envs=8, num_players=3, opponents="random", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [32, 32]}, seed=0,
@@ -282,7 +282,7 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
     from agents.export import warm_start
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     env = LearnerVecEnv(num_envs=4, num_players=2, opponents="random", seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [256, 256]}, seed=0,

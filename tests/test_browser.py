@@ -24,8 +24,8 @@ import pytest
 
 import aos_env
 from aos_env import core
-from aos_env.replay import load_replay, to_html
-from aos_env.web import Session, serve
+from aos_env.view.replay import load_replay, to_html
+from aos_env.apps.web import Session, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
@@ -106,7 +106,7 @@ def test_html_replay_steps_through_the_game(browser, tmp_path: Path) -> None:
 
 def start_play_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "aos_env.play", "--web", "--port", "0", "--replays", str(tmp_path), *args],
+        [sys.executable, "-m", "aos_env.apps.play", "--web", "--port", "0", "--replays", str(tmp_path), *args],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)))
     deadline = time.monotonic() + 60
@@ -240,7 +240,7 @@ def test_play_api_errors(api) -> None:
     (["--delay", "-1"], "--delay: must be"),
 ])
 def test_play_cli_option_errors(args: list[str], message: str, capsys) -> None:
-    from aos_env.play import main as play_main
+    from aos_env.apps.play import main as play_main
 
     with pytest.raises(SystemExit) as e:
         play_main(["--web", "--no-replays", *args])
@@ -250,7 +250,7 @@ def test_play_cli_option_errors(args: list[str], message: str, capsys) -> None:
 def test_play_cli_port_in_use(capsys) -> None:
     import socket
 
-    from aos_env.play import main as play_main
+    from aos_env.apps.play import main as play_main
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

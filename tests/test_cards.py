@@ -10,8 +10,8 @@ import pytest
 
 from aos_env import cards as C
 from aos_env import core
-from aos_env.cards import CardDataError, load_cards
-from aos_env.positions import position
+from aos_env.core.cards import CardDataError, load_cards
+from aos_env.tools.positions import position
 
 from helpers import play, zone
 

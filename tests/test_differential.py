@@ -31,7 +31,7 @@ import pytest
 
 from agents import GreedyAgent, act_on_state
 from aos_env import core
-from aos_env.cards import DEFAULT as CARDS
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core import Phase, nb_engine
 from aos_env.core.constants import PEGASUS_FAITH
 from aos_env.core.state import STAT_SPECIAL

@@ -1,6 +1,6 @@
 """The docs are true to the repo.
 
-- The generated pages are up to date with the code and data (regenerate: ``python -m aos_env.docs``).
+- The generated pages are up to date with the code and data (regenerate: ``python -m aos_env.tools.docs``).
 - docs/api.md's examples run, and it names everything ``aos_env.core`` exports.
 - Every reference resolves: the repo's ``*.py``, ``*.md``, ``*.ipynb`` and ``*.toml`` files
   (tracked, or new and not ignored; notebooks: their cells' sources, not their outputs) mention
@@ -14,7 +14,7 @@
     ``docs/``, ``tests/helpers.py``), from the repo root, when they name a file (an extension) or
     a folder (a trailing ``/``): ``aos_env/AgeOfSummoners-v1`` is a Gymnasium id;
   * bare Python file names (``turn.py``): some file of the repo has that name;
-  * in markdown, dotted names of the project's modules (``aos_env.learner_env.OpponentPool``,
+  * in markdown, dotted names of the project's modules (``aos_env.envs.learner.OpponentPool``,
     ``python -m agents.evaluate``, and ``core.X`` for ``aos_env.core.X``): the module exists and
     defines the first name after it.
 
@@ -41,7 +41,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from aos_env.docs import cards_markdown, observation_markdown, table_svg
+from aos_env._moved import MOVED
+from aos_env.tools.docs import cards_markdown, observation_markdown, table_svg
 
 pytestmark = pytest.mark.one_backend  # nothing here depends on the engine
 
@@ -461,6 +462,10 @@ def resolve_dotted(name: str) -> bool:
     parts = tuple(name.split("."))
     if parts[0] == "core":
         parts = ("aos_env",) + parts
+    for i in range(len(parts), 1, -1):  # a module path before 0.4.0 still imports (aos_env._moved)
+        if ".".join(parts[:i]) in MOVED:
+            parts = tuple(MOVED[".".join(parts[:i])].split(".")) + parts[i:]
+            break
     for i in range(len(parts), 0, -1):
         path = module_file(parts[:i])
         if path is None:
@@ -531,7 +536,7 @@ def test_scanner_finds_broken_references() -> None:
         "[R6](rules.md#r6-the-seven-actions) but not [R99](rules.md#r99-nothing) or [here](#no-such-heading).",
         "The engine: `aos_env/core/np_engine/abilities.py`, not `aos_env/core/payment.py` or turn.py.",
         "Also `aos_env/core/nb_engine/` but not `aos_env/engines/`; and `gone.md`.",
-        "Modules: `aos_env.learner_env.OpponentPool`, `python -m agents.evaluate`, `core.OBS_DIM`,",
+        "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluate`, `core.OBS_DIM`,",
         "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.tournament.no_such_function`.",
     ])
     assert _scan(text) == [

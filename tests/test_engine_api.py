@@ -7,7 +7,7 @@ import pytest
 
 from aos_env import core
 from aos_env.core import Phase
-from aos_env.positions import position
+from aos_env.tools.positions import position
 
 from helpers import action_id
 

@@ -20,8 +20,8 @@ import pytest
 import aos_env
 from agents import GreedyAgent, act_on_state, make_agent
 from aos_env import core
-from aos_env.checks import ArgumentError
-from aos_env.gym_env import AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
+from aos_env.base.checks import ArgumentError
+from aos_env.envs.gym import AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
 from test_gym_env import doc_code
 
 ID = aos_env.GYM_ENV_ID
@@ -442,7 +442,7 @@ def test_evaluate_policy_plays_only_legal_actions() -> None:
     from stable_baselines3 import PPO
     from stable_baselines3.common.evaluation import evaluate_policy as sb3_evaluate_policy
 
-    from aos_env.sb3 import LearnerVecEnv, evaluate_policy
+    from aos_env.integrations.sb3 import LearnerVecEnv, evaluate_policy
 
     strict = gymnasium.make(ID, opponents="random", max_turns=8, illegal_action="raise")  # an illegal action raises
     ppo = PPO("MlpPolicy", strict, n_steps=32, batch_size=32, seed=0, device="cpu")
@@ -460,7 +460,7 @@ def test_evaluate_policy_plays_only_legal_actions() -> None:
 
 @pytest.mark.one_backend
 def test_evaluate_policy_refuses_bad_arguments() -> None:
-    from aos_env.sb3 import evaluate_policy
+    from aos_env.integrations.sb3 import evaluate_policy
 
     env = gymnasium.make(ID)
     for kwargs, pattern in (
@@ -507,7 +507,7 @@ def test_openspiel_limits_are_as_the_docs_say() -> None:
     from open_spiel.python import policy
     from open_spiel.python.algorithms import evaluate_bots, exploitability, ismcts, mcts
 
-    import aos_env.openspiel  # noqa: F401
+    import aos_env.integrations.openspiel  # noqa: F401
 
     for game in (pyspiel.load_game("python_age_of_summoners", {"max_turns": 2}), pyspiel.load_game("kuhn_poker")):
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))

@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 from aos_env import core
-from aos_env.checks import ArgumentError
+from aos_env.base.checks import ArgumentError
 from aos_env.core import api, constants, obs_layout, phases, scores
 from aos_env.core.phases import MASK_FUNCTIONS, OWN_MASK, PHASES, Kind, Mask, Phase
 from aos_env.core.state import STAT_ICONS, STAT_SPECIAL
-from aos_env.positions import position
+from aos_env.tools.positions import position
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.one_backend  # each test runs both engines itself

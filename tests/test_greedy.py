@@ -34,7 +34,7 @@ import pytest
 
 from agents import GreedyAgent
 from aos_env import core
-from aos_env.cards import DEFAULT_CARD_FILE, CardSet, parse_cards
+from aos_env.core.cards import DEFAULT_CARD_FILE, CardSet, parse_cards
 
 try:
     import tomllib

@@ -15,8 +15,8 @@ from gymnasium.vector import AutoresetMode
 
 import aos_env
 from aos_env import core
-from aos_env.checks import ArgumentError
-from aos_env.gym_env import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
+from aos_env.base.checks import ArgumentError
+from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
 
 ID = "aos_env/AgeOfSummoners-v1"
 RESULT_KEYS = {"outcome", "length", "win", "score", "margin", "seat", "opponents", "illegal_action"}
@@ -43,8 +43,8 @@ def play_until_an_end(envs, rng, steps: int = 400):
 def test_make_and_make_vec() -> None:
     assert aos_env.GYM_ENV_ID == ID and ID in gymnasium.registry
     spec = gymnasium.spec(ID)
-    assert spec.entry_point == "aos_env.gym_env:AgeOfSummonersEnv"
-    assert spec.vector_entry_point == "aos_env.gym_env:AgeOfSummonersVectorEnv"
+    assert spec.entry_point == "aos_env.envs.gym:AgeOfSummonersEnv"
+    assert spec.vector_entry_point == "aos_env.envs.gym:AgeOfSummonersVectorEnv"
     env = gymnasium.make(ID, num_players=3, opponents="greedy")
     assert isinstance(env.unwrapped, AgeOfSummonersEnv) and env.unwrapped.num_players == 3
     assert env.unwrapped.opponents.weights() == {"greedy": 1.0}

@@ -6,7 +6,7 @@ import numpy as np
 
 from aos_env import core
 from aos_env.core import Phase
-from aos_env.positions import position
+from aos_env.tools.positions import position
 
 from helpers import phase, play
 

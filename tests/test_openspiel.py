@@ -1,4 +1,4 @@
-"""The OpenSpiel game (aos_env.openspiel): registration, parameters, OpenSpiel's own random
+"""The OpenSpiel game (aos_env.integrations.openspiel): registration, parameters, OpenSpiel's own random
 simulation test, observations, returns, reproducible deals, resampling for IS-MCTS, and
 OpenSpiel's bots playing it."""
 
@@ -24,9 +24,9 @@ from open_spiel.python.observation import INFO_STATE_OBS_TYPE, make_observation
 from agents import GreedyAgent
 from aos_env import core
 from aos_env import openspiel as aos_os
-from aos_env.cards import DEFAULT as CARDS
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core.obs_layout import SEAT_DIM
-from aos_env.render import describe_action
+from aos_env.view.render import describe_action
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = aos_os.GAME_NAME
@@ -402,7 +402,7 @@ def test_python_tools_mcts_rl_environment_and_evaluate_bots() -> None:
 
 
 _CPP_MCTS = """
-import pyspiel, aos_env.openspiel
+import pyspiel, aos_env.integrations.openspiel
 game = pyspiel.load_game("python_age_of_summoners", {{"players": 2, "max_turns": 3}})
 state = game.new_initial_state()
 state.apply_action(0)

@@ -12,8 +12,8 @@ import pytest
 import aos_env
 from aos_env import core, render_svg
 from aos_env.core import Phase
-from aos_env.positions import position
-from aos_env.svg import picture_size
+from aos_env.tools.positions import position
+from aos_env.view.svg import picture_size
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 

@@ -63,10 +63,10 @@ def test_can_pay_matches_a_direct_count(need, any_, mana, stones) -> None:
 def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana, stones, seed) -> None:
     """R5.2: the engine pays forced units at once; that must equal taking the only legal unit repeatedly."""
     from aos_env import core
-    from aos_env.cards import DEFAULT as cards
+    from aos_env.core.cards import DEFAULT as cards
     from aos_env.core.np_engine.summon import pay_forced, pay_mask
     from aos_env.core.np_engine.zones import give_up_unit
-    from aos_env.positions import position
+    from aos_env.tools.positions import position
 
     if sum(need) + any_ == 0:
         return

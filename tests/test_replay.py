@@ -1,5 +1,5 @@
 """Replays: written by the AEC env, the tournament and terminal play; replaying reproduces every
-position exactly; bad files and other card sets fail clearly; the aos_env.replay command line."""
+position exactly; bad files and other card sets fail clearly; the aos_env.view.replay command line."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ import pytest
 import aos_env
 from agents.evaluate import main as evaluate_main
 from aos_env import core
-from aos_env.cards import DEFAULT_CARD_FILE
-from aos_env.play import main as play_main
-from aos_env.positions import position
-from aos_env.replay import FORMAT, VERSION, Replay, ReplayError, card_hash, load_replay
+from aos_env.core.cards import DEFAULT_CARD_FILE
+from aos_env.apps.play import main as play_main
+from aos_env.tools.positions import position
+from aos_env.view.replay import FORMAT, VERSION, Replay, ReplayError, card_hash, load_replay
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,7 @@ def test_env_replay_reproduces_every_position(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["format"] == FORMAT and data["version"] == VERSION
     assert data["env"] == {"num_players": 3, "max_turns": 200} and data["seed"] == 21
-    assert data["cards"] == {"hash": card_hash(aos_env.cards.DEFAULT), "file": None}
+    assert data["cards"] == {"hash": card_hash(aos_env.core.cards.DEFAULT), "file": None}
     assert data["players"] == ["bot0", "bot1", "bot2"] and len(data["actions"]) == len(positions) - 1
     replay = load_replay(path)
     replayed = list(replay.states())
@@ -170,7 +170,7 @@ def test_terminal_play_saves_a_replay(tmp_path: Path) -> None:
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "aos_env.replay", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "aos_env.view.replay", *args], input=stdin, capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=120)
 
 

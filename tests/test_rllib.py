@@ -22,8 +22,9 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from aos_env import core, rllib  # noqa: E402
-from aos_env.gym_env import MASK_KEY, OBS_KEY, AgeOfSummonersVectorEnv, observation_space  # noqa: E402
+from aos_env import core  # noqa: E402
+from aos_env.integrations import rllib
+from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersVectorEnv, observation_space  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")

@@ -1,7 +1,7 @@
 """Scenario tests for docs/rules.md R6 (the seven actions), R7 (end of the game),
 R8 (exceptions: empty deck, empty hand, nothing to draw) and R1.4 (chips).
 
-Every test sets up a position with ``aos_env.positions.position`` and checks
+Every test sets up a position with ``aos_env.tools.positions.position`` and checks
 the exact outcome. ``deck=[...]`` fixes the cards that will be drawn (the
 deck is a multiset, so a deck of one kind makes the order irrelevant); the
 cards the position does not place go to the discard pile. Command numbers

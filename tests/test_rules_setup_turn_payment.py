@@ -2,7 +2,7 @@
 payment), R10.2 (cost reductions) and R10.3 (the command-number table at its ends).
 
 Each test is named after the clause it checks and quotes it. Positions come from
-``aos_env.positions.position``; ``deck=[...]`` fixes exactly which cards will be drawn.
+``aos_env.tools.positions.position``; ``deck=[...]`` fixes exactly which cards will be drawn.
 
 Reminders of the engine conventions used below (see docs/api.md and docs/rules.md):
 
@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from aos_env import core
-from aos_env.cards import DEFAULT as CARDS
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core import Phase
 
 from helpers import legal, phase, play, position, total_cards, zone

@@ -14,8 +14,8 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from aos_env import core
-from aos_env.gym_env import AgeOfSummonersVectorEnv
-from aos_env.learner_env import OpponentPool
+from aos_env.envs.gym import AgeOfSummonersVectorEnv
+from aos_env.envs.learner import OpponentPool
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,7 +27,7 @@ def greedy_random_pool() -> OpponentPool:
 
 
 def test_import_aos_env_does_not_load_torch_or_sb3() -> None:
-    code = ("import sys, aos_env, aos_env.core, aos_env.learner_env, aos_env.gym_env; "
+    code = ("import sys, aos_env, aos_env.core, aos_env.envs.learner, aos_env.envs.gym; "
             "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -90,7 +90,7 @@ def test_vec_env_for_maskable_ppo() -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     venv = VecMonitor(LearnerVecEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), seed=0))
     assert isinstance(venv, VecEnv) and venv.num_envs == 8
@@ -123,7 +123,7 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
     import copy
     import pickle
 
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     venv = LearnerVecEnv(num_envs=4, opponents="greedy@1 random@1", max_turns=8, seed=0)
     venv.reset()
@@ -169,7 +169,7 @@ def test_maskable_ppo_learns_to_beat_random() -> None:
 
     from agents import PolicyAgent, RandomAgent
     from agents.tournament import play_games, summarise
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     torch.set_num_threads(1)
     env = LearnerVecEnv(num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0,

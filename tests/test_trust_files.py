@@ -2,8 +2,8 @@
 
 - Bot files (``agents.bot``): every way a ``.npz`` can be wrong is an ArgumentError naming the file,
   at load, before any array is allocated, and nothing in it is unpickled.
-- Card files (``aos_env.cards``): every integer bounded so that the engine's sums fit their dtypes.
-- OpenSpiel (``aos_env.openspiel``): a serialized state is text, replayed; a pickle in it runs nothing.
+- Card files (``aos_env.core.cards``): every integer bounded so that the engine's sums fit their dtypes.
+- OpenSpiel (``aos_env.integrations.openspiel``): a serialized state is text, replayed; a pickle in it runs nothing.
 - Command lines: bad outputs are usage errors (exit 2, no traceback) before any game or measurement,
   an output that is an input is refused, and results are written atomically.
 - ``act_on_state``, ``raw_env.step`` after the game, the State's field setters.
@@ -29,10 +29,10 @@ import pytest
 from agents import BotAgent, act_on_state, make_agent
 from agents import leaderboard as lb
 from agents.bot import MAX_LAYERS, SHIPPED
-from aos_env import cards as cards_mod
+from aos_env.core import cards as cards_mod
 from aos_env import core
-from aos_env.cards import DEFAULT_CARD_FILE, CardDataError, load_cards
-from aos_env.checks import ArgumentError
+from aos_env.core.cards import DEFAULT_CARD_FILE, CardDataError, load_cards
+from aos_env.base.checks import ArgumentError
 from aos_env.core.state import recompute_stats
 
 #: Files, command lines and argument checks do not depend on the engine: one backend (the card-bounds
@@ -422,7 +422,7 @@ def test_the_largest_card_numbers_give_exact_scores(tmp_path: Path) -> None:
 try:
     import pyspiel
 
-    import aos_env.openspiel as aos_os
+    import aos_env.integrations.openspiel as aos_os
 except ImportError:  # the openspiel extra is not installed: its tests are skipped, the others run
     pyspiel = aos_os = None
 needs_openspiel = pytest.mark.skipif(pyspiel is None, reason="needs open_spiel")

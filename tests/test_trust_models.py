@@ -88,7 +88,7 @@ def tiny(tmp_path_factory) -> dict:
     """A small MaskablePPO model (untrained: the tests are about files), saved by save_model and by plain SB3."""
     from sb3_contrib import MaskablePPO
 
-    from aos_env.sb3 import LearnerVecEnv
+    from aos_env.integrations.sb3 import LearnerVecEnv
 
     d = tmp_path_factory.mktemp("tiny")
     env = LearnerVecEnv(num_envs=8, num_players=2, opponents="random", seed=0)
@@ -574,7 +574,7 @@ def test_a_full_disk_during_training_is_an_error_message(tmp_path: Path, monkeyp
 
 def test_a_checkpoint_folder_is_replaced_only_when_whole(tmp_path: Path) -> None:
     """RLlib's checkpoint is a folder: it is written beside the previous one and swapped in whole."""
-    from aos_env.files import atomic_folder
+    from aos_env.base.files import atomic_folder
 
     folder = tmp_path / "rllib"
     with atomic_folder(folder) as tmp:
@@ -592,7 +592,7 @@ def test_a_checkpoint_folder_is_replaced_only_when_whole(tmp_path: Path) -> None
 def test_atomic_files_get_the_usual_modes(tmp_path: Path) -> None:
     """A temporary file is private (0600); the file renamed into place has the mode open() would give,
     or the mode of the file it replaces."""
-    from aos_env.files import write_text
+    from aos_env.base.files import write_text
 
     mask = os.umask(0o022)
     try:

@@ -26,12 +26,12 @@ import numpy as np
 import pytest
 
 import aos_env
-from aos_env import web
-from aos_env.cards import DEFAULT_CARD_FILE
-from aos_env.checks import MAX_SEED, ArgumentError
-from aos_env.play import main as play_main
-from aos_env.play import max_game_seed
-from aos_env.replay import Replay, ReplayError, build_parser, load_replay, main as replay_main, to_html
+from aos_env.apps import web
+from aos_env.core.cards import DEFAULT_CARD_FILE
+from aos_env.base.checks import MAX_SEED, ArgumentError
+from aos_env.apps.play import main as play_main
+from aos_env.apps.play import max_game_seed
+from aos_env.view.replay import Replay, ReplayError, build_parser, load_replay, main as replay_main, to_html
 
 pytestmark = pytest.mark.one_backend  # the server and the files, not the engine: one engine is enough
 
@@ -44,7 +44,7 @@ FIRST_SEED = 4
 
 
 class Server:
-    """The play server on a free port, in a thread (the same code as ``python -m aos_env.play --web``)."""
+    """The play server on a free port, in a thread (the same code as ``python -m aos_env.apps.play --web``)."""
 
     def __init__(self, replays: Path, max_turns: int = MAX_TURNS) -> None:
         from agents import make_agent
@@ -542,7 +542,7 @@ def test_a_good_replays_folder_is_made_and_left_clean(tmp_path: Path) -> None:
 
 def test_server_process_prints_no_traceback(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "aos_env.play", "--web", "--port", "0", "--opponents", "random", "--max-turns", "6",
+        [sys.executable, "-m", "aos_env.apps.play", "--web", "--port", "0", "--opponents", "random", "--max-turns", "6",
          "--replays", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)))
     try:
@@ -584,7 +584,7 @@ def test_a_slow_body_times_out_with_408(tmp_path: Path, monkeypatch) -> None:
 
 def run_replay(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "aos_env.replay", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "aos_env.view.replay", *args], input=stdin, capture_output=True,
                           text=True, env=env, cwd=ROOT, timeout=120)
 
 
@@ -708,7 +708,7 @@ def test_card_file_option_errors(tmp_path: Path, replay_data: dict) -> None:
 
 
 def cli(capsys, *args: str) -> tuple[int, str]:
-    """``python -m aos_env.replay ARGS`` in this process: (exit status, stderr)."""
+    """``python -m aos_env.view.replay ARGS`` in this process: (exit status, stderr)."""
     try:
         code = replay_main(list(args), out=io.StringIO())
     except SystemExit as e:

@@ -5,14 +5,16 @@
 >>> state = core.step(state, first_legal_actions)                    # doctest: +SKIP
 >>> ref = core.init(num_envs=8, num_players=3, seed=0, backend="numpy")   # the same games
 
+``step_game`` / ``observe_game`` are the same for one game of a batch at a time, with less
+bookkeeping per call (the AEC env's path).
+
 Two engines play exactly the same games: ``nb_engine`` (compiled with numba, the default) and
 ``np_engine`` (numpy-vectorised, the readable reference). ``docs/api.md`` describes the API.
 """
 
 from .api import (
-    BACKEND_ENV, PEAK_BYTES_PER_GAME, default_backend, describe_illegal, final_scores, global_state, init, observe,
-    refresh, reset, score_lead, step,
-    truncate, winners,
+    BACKEND_ENV, PEAK_BYTES_PER_GAME, StepReport, default_backend, describe_illegal, final_scores, global_state, init,
+    observe, observe_game, refresh, reset, resolve_backend, score_lead, step, step_game, truncate, winners,
 )
 from .constants import (
     ACT, ACTION_NAMES, DEFAULT_MAX_TURNS, MANA_BLACK, MANA_BLUE, MANA_GREEN, MANA_RED, MANA_YELLOW, NO,
@@ -23,7 +25,7 @@ from .phases import NUM_DECISION_PHASES, OBS_PHASES, PHASES, Phase
 from .state import BACKENDS, FIELD_NAMES, PUBLIC_FIELDS, State, bytes_per_game
 
 __all__ = [
-    "init", "step", "observe", "refresh", "reset", "final_scores", "winners", "score_lead", "truncate", "State",
+    "init", "step", "observe", "step_game", "observe_game", "StepReport", "resolve_backend", "refresh", "reset", "final_scores", "winners", "score_lead", "truncate", "State",
     "Phase", "PHASES", "OBS_PHASES", "NUM_ACTIONS", "ACTION_NAMES", "DEFAULT_MAX_TURNS", "describe_illegal", "ACT",
     "MANA_BLACK", "MANA_GREEN", "MANA_RED", "MANA_YELLOW", "MANA_BLUE", "STONE", "OPTION_A", "OPTION_B", "YES",
     "NO", "TARGET_1", "TARGET_2", "TARGET_3", "NUM_DECISION_PHASES", "OBS_DIM", "OBS_VERSION", "obs_slices",

@@ -9,11 +9,12 @@ numba kernels, the default). Both play exactly the same games.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
 
 import numpy as np
 
-from .. import checks
-from ..cards import TOTAL_CARDS, CardSet, load_cards
+from ..base import checks
+from .cards import TOTAL_CARDS, CardSet, load_cards
 from . import scores as _scores
 from .constants import (
     ACTION_NAMES, DEFAULT_MAX_TURNS, FAITH_CAP, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
@@ -27,7 +28,7 @@ from . import np_engine
 BACKEND_ENV = "AOS_BACKEND"
 #: Memory one game may take in init/step/observe, temporaries included: the numpy engine's
 #: measured peak (tracemalloc, 4 players, batch 4096, init + 30 steps + observe) is about 8 kB;
-#: twice that leaves room. ``init`` refuses batches that would not fit (aos_env.checks).
+#: twice that leaves room. ``init`` refuses batches that would not fit (aos_env.base.checks).
 PEAK_BYTES_PER_GAME = 16 * 1024
 #: Largest ``max_turns``: the turn counters are int32, and a game declared in its last turn plays up to
 #: MAX_PLAYERS more turns (R7.2), which must still fit.
@@ -76,7 +77,9 @@ def _engine(state: State):
     return _nb() if state.backend == "numba" else np_engine
 
 
-def _resolve_backend(backend) -> str:
+def resolve_backend(backend: str | None = None) -> str:
+    """The engine a ``backend`` argument names: "numba" or "numpy", or for None ``$AOS_BACKEND``,
+    else "numba". The one place a backend is checked: the envs and tools pass theirs here."""
     if backend is None:
         return default_backend()
     return str(checks.check_choice("backend", backend, (None, *BACKENDS)))
@@ -108,7 +111,7 @@ def init(
     B = checks.check_int("num_envs", num_envs, 1)
     P = checks.check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     max_turns = checks.check_int("max_turns", max_turns, 1, MAX_MAX_TURNS)
-    backend = _resolve_backend(backend)
+    backend = resolve_backend(backend)
     if cards is not None:
         if card_file is not None:
             raise checks.ArgumentError(f"give card_file or cards, not both, got card_file={card_file!r:.60} and "
@@ -229,6 +232,80 @@ def step(state: State, actions, games=None) -> State:
     state.rewards[g] = 0.0
     np_engine.step(state, live, a)
     return state
+
+
+class StepReport(NamedTuple):
+    """What ``step_game`` reports of the game it stepped: whether the action was legal (if not,
+    nothing changed), then who acts next and where the game stands."""
+
+    legal: bool
+    current_player: int
+    phase: int
+    command_number: int
+    turn: int
+    active_player: int
+    over: bool
+
+
+def _check_game(state: State, game) -> int:
+    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < state._batch:
+        raise checks.fail("game", f"an int 0..{state._batch - 1} (a game of this batch)", game)
+    return int(game)
+
+
+def _check_action_id(action) -> int:
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise checks.fail("action", f"an int 0..{NUM_ACTIONS - 1}", action)
+    return int(action)
+
+
+def step_game(state: State, game: int, action: int) -> StepReport:
+    """One game's step, for callers that play one game at a time (the AEC env): apply ``action`` in
+    game ``game`` and advance it to its next decision. An illegal action changes nothing and reports
+    ``legal=False`` (``describe_illegal`` says why); a finished game ignores the action, as in ``step``,
+    and reports ``over``. Same games as
+    ``step(state, [action], games=[game])``, with less bookkeeping per call."""
+    if type(state) is not State:
+        _check_state(state)
+    if type(game) is not int or not 0 <= game < state._batch:
+        game = _check_game(state, game)
+    if type(action) is not int:
+        action = _check_action_id(action)
+    if not 0 <= action < NUM_ACTIONS:
+        return _report(state, game, False)
+    if state.backend == "numba":
+        return StepReport(*_nb().step_game(state, game, action))
+    if state.terminated[game] or state.truncated[game]:
+        return _report(state, game, True)  # ignored, as ``step`` ignores actions of finished games
+    if not state.legal_action_mask[game, action]:
+        return _report(state, game, False)
+    g = np.array([game], dtype=np.int64)
+    state.rewards[g] = 0.0
+    np_engine.step(state, g, np.array([action], dtype=np.int64))
+    return _report(state, game, True)
+
+
+def _report(state: State, game: int, legal: bool) -> StepReport:
+    return StepReport(legal, int(state.current_player[game]), int(state.phase[game]), int(state.command_number[game]),
+                      int(state.turn[game]), int(state.active_player[game]),
+                      bool(state.terminated[game] or state.truncated[game]))
+
+
+def observe_game(state: State, game: int, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``player``'s observation of game ``game`` (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,)
+    int8: the legal actions if ``acting`` (the player must choose now), else zeros."""
+    if type(state) is not State:
+        _check_state(state)
+    if type(game) is not int or not 0 <= game < state._batch:
+        game = _check_game(state, game)
+    if type(player) is not int or not 0 <= player < state.num_players:
+        player = int(_check_player(state, player, 1)[0])
+    if state.backend == "numba":
+        return _nb().observe_game(state, game, player, bool(acting))
+    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+    if acting:
+        mask[:] = state.legal_action_mask[game]
+    return observe(state, player, games=np.array([game]))[0], mask
 
 
 def _check_player(state: State, player, n: int, name: str = "player") -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import COLOURS, ICONS, NUM_KINDS
+from .cards import COLOURS, ICONS, NUM_KINDS
 
 K = NUM_KINDS  # 30 card kinds
 MAX_PLAYERS = 4

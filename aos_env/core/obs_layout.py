@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, load_cards
+from .cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, load_cards
 from .constants import (
     AXE, BELIAL_VP, CERBERUS_VP, DEFAULT_MAX_TURNS, FAITH_CAP, FESTIVAL_REVEAL, K, MAX_PLAYERS, NUM_ACTIONS,
     NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS, PEGASUS_FAITH, PHASE3_DRAW, SWORD,
@@ -149,7 +149,7 @@ STATE_DIM = sum(s.size for s in STATE_LAYOUT)
 
 
 # ---- bounds: the most each entry can hold -----------------------------------------------------
-#: Where each bound comes from, for docs/observation.md (``aos_env.docs``). The raw numbers
+#: Where each bound comes from, for docs/observation.md (``aos_env.tools.docs``). The raw numbers
 #: are counts the rules or the card set cap, except VP chips, which never run out (R1.4): those
 #: are bounded by the VP the supply can give in one turn times the most turns a game can last.
 BOUND_SOURCES = {

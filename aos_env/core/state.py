@@ -19,8 +19,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..checks import ArgumentError, check_choice, check_indices
-from ..cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
+from ..base.checks import ArgumentError, check_choice, check_indices
+from .cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
 from .constants import K, MAX_PLAYERS, NUM_ACTIONS, NUM_COLOURS, NUM_PEND, NUM_UNITS
 from .phases import Phase
 
@@ -194,15 +194,16 @@ class State:
         else:
             object.__setattr__(self, name, value)
 
-    #: Draws a game as an SVG picture: ``aos_env.svg`` installs its ``render_svg`` here when it is
-    #: imported (core imports no wrapper, so the picture is handed in rather than fetched).
-    svg_renderer = None
+    #: The module whose ``render_svg(state, game, seat)`` draws a game. It is imported only when a
+    #: picture is asked for: core imports no wrapper, and nothing patches this class from outside.
+    PICTURE_MODULE = "aos_env.view.svg"
 
     def _repr_svg_(self) -> str | None:
         """Jupyter shows game 0 as a picture, from the seat of the player who must choose."""
-        if State.svg_renderer is None:
-            return None
-        return State.svg_renderer(self, 0, int(self.current_player[0]))
+        import importlib
+
+        render_svg = importlib.import_module(self.PICTURE_MODULE).render_svg
+        return render_svg(self, 0, int(self.current_player[0]))
 
     @property
     def batch_size(self) -> int:

@@ -80,19 +80,21 @@ def try_step_one(state: State, action: int) -> bool:
     return status == _k.OK
 
 
-def aec_step(state: State, action: int) -> tuple:
-    """The AEC env's step of its one game (see engine.aec_step): (status, current player, phase,
-    command number, turn, active player, over); status -1 done, 0 illegal (nothing changed)."""
-    out = _k.aec_step(state.records, _tb(state), state.num_players, state.max_turns, action)
+def step_game(state: State, game: int, action: int) -> tuple:
+    """``core.step_game``: (legal, current player, phase, command number, turn, active player, over)
+    of game ``game`` after ``action`` (illegal: nothing changed). The kernel steps the first record
+    it is given: game ``game``'s own record, a view, for a batch of more than one."""
+    rec = state.records if state._batch == 1 else state.records[game:game + 1]
+    out = _k.aec_step(rec, _tb(state), state.num_players, state.max_turns, action)
     if out[0] == _k.ENGINE_BUG:
         raise _bug()
-    return out
+    return (out[0] == _k.OK, *out[1:])
 
 
-def aec_observe(state: State, player: int, with_mask: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(observation (OBS_DIM,), action mask (44,) int8) of ``player`` in the AEC env's one game."""
-    return _k.aec_observe(state.records, _tb(state), state.num_players, state.max_turns, player,
-                          with_mask)
+def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``core.observe_game``: (observation (OBS_DIM,), action mask (44,) int8) of ``player`` in game ``game``."""
+    rec = state.records if state._batch == 1 else state.records[game:game + 1]
+    return _k.aec_observe(rec, _tb(state), state.num_players, state.max_turns, player, acting)
 
 
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
@@ -128,6 +130,6 @@ def refresh_turn_start(state: State, live: np.ndarray) -> None:
                      np.ascontiguousarray(live, dtype=np.int64))
 
 
-__all__ = ["setup", "try_step", "try_step_one", "aec_step", "aec_observe", "observe", "observe_one",
+__all__ = ["setup", "try_step", "try_step_one", "step_game", "observe_game", "observe", "observe_one",
            "final_scores",
            "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]

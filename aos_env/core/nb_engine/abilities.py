@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cards import SPECIALS
+from ..cards import SPECIALS
 from ..constants import (
     BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, K, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT,
     NO, PEGASUS_FAITH, PEND_HAND, PEND_MANA, SPHINX_TO_HAND, STONE, YES,

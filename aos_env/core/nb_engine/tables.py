@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cards import SPECIALS, CardSet
+from ..cards import SPECIALS, CardSet
 from ..constants import K, NUM_COLOURS
 from ..state import NUM_STATS
 

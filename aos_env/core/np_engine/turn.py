@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...cards import BONUS_CARDS, BONUS_FAITH, BONUS_STONES, BONUS_VP
+from ..cards import BONUS_CARDS, BONUS_FAITH, BONUS_STONES, BONUS_VP
 from ..constants import ACT, DECLARE_SPIRITS, DECLARE_VP, PEND_HAND, PEND_STONE, PHASE3_DRAW, YES
 from ..phases import PH
 from ..state import State, ksum

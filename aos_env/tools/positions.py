@@ -1,6 +1,6 @@
 """Set up a game position by hand, for tests, notebooks and analysis.
 
->>> from aos_env.positions import position
+>>> from aos_env.tools.positions import position
 >>> state = position(2, players=[
 ...     {"hand": ["Sphinx", "Imp"], "mana": ["Golem", "Golem", "Imp"], "spirits": ["Giant"]},
 ...     {"hand": ["Angel"], "head": "Imp", "vp": 5},
@@ -27,12 +27,12 @@ from typing import Any, Sequence, Union
 
 import numpy as np
 
-from . import core
-from .cards import CardSet, load_cards
-from .checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
-from .core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
-from .core.api import MAX_MAX_TURNS, MAX_VP, last_turn_of, turn_limit
-from .core.constants import FAITH_CAP, INITIAL_FAITH, MAX_PLAYERS, MIN_PLAYERS
+from .. import core
+from ..core.cards import CardSet, load_cards
+from ..base.checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
+from ..core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
+from ..core.api import MAX_MAX_TURNS, MAX_VP, last_turn_of, turn_limit
+from ..core.constants import FAITH_CAP, INITIAL_FAITH, MAX_PLAYERS, MIN_PLAYERS
 
 CardRef = Union[str, int]
 

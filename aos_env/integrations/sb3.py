@@ -5,7 +5,7 @@ Importing this module needs stable-baselines3 (the ``train`` extra); ``import ao
     venv = LearnerVecEnv(num_envs=1024, num_players=2, opponents="greedy@0.5 random@0.5", shaping=0.02)
     model = MaskablePPO("MlpPolicy", VecMonitor(venv, info_keywords=("win", "score")))
 
-It sits on ``aos_env.gym_env.AgeOfSummonersVectorEnv`` in ``AutoresetMode.SAME_STEP``,
+It sits on ``aos_env.envs.gym.AgeOfSummonersVectorEnv`` in ``AutoresetMode.SAME_STEP``,
 which is SB3's convention: a finished game is dealt again within the step, and its last
 observation is in ``infos[i]["terminal_observation"]``.
 
@@ -23,9 +23,9 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from .checks import ArgumentError, check_bool, check_int, check_optional_seed, check_sequence, check_string, fail
-from .gym_env import AgeOfSummonersVectorEnv
-from .learner_env import OpponentPool
+from ..base.checks import ArgumentError, check_bool, check_int, check_optional_seed, check_sequence, check_string, fail
+from ..envs.gym import AgeOfSummonersVectorEnv
+from ..envs.learner import OpponentPool
 
 
 class LearnerVecEnv(VecEnv):
@@ -52,7 +52,7 @@ class LearnerVecEnv(VecEnv):
             raise ArgumentError(f"give either env or the arguments to make one, not both (got env and "
                                 f"{', '.join(sorted(kwargs))})")
         if not isinstance(env, AgeOfSummonersVectorEnv):
-            raise fail("env", "an aos_env.gym_env.AgeOfSummonersVectorEnv (or None, with its arguments)", env)
+            raise fail("env", "an aos_env.envs.gym.AgeOfSummonersVectorEnv (or None, with its arguments)", env)
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
             raise ArgumentError(f"env must reset finished games in the same step, as SB3 does "
                                 f"(autoreset_mode=AutoresetMode.SAME_STEP), got {env.autoreset_mode}")

@@ -25,8 +25,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
-from .core import Phase, State, final_scores
+from ..core.cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
+from ..core import Phase, State, final_scores
 from .render import QUESTIONS, agent_name
 
 # ---- look ---------------------------------------------------------------------
@@ -541,5 +541,3 @@ def render_rgb(state: State, game: int = 0, seat: int | None = None) -> np.ndarr
     """``render_svg(state, game, seat)`` as an (H, W, 3) uint8 frame."""
     return svg_to_rgb(render_svg(state, game, seat))
 
-
-State.svg_renderer = staticmethod(render_svg)  # State._repr_svg_ (Jupyter) draws with this

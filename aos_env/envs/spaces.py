@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from . import core
-from .cards import CardSet, load_cards
-from .core.constants import MAX_PLAYERS
+from .. import core
+from ..core.cards import CardSet, load_cards
+from ..core.constants import MAX_PLAYERS
 
 
 def observation_box(cards: CardSet | None = None, max_turns: int = core.DEFAULT_MAX_TURNS) -> spaces.Box:

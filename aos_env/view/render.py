@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cards import ACTIONS, MANA_NAMES, cost_symbols
-from .core import ACTION_NAMES, Phase, final_scores
-from .core.constants import (
+from ..core.cards import ACTIONS, MANA_NAMES, cost_symbols
+from ..core import ACTION_NAMES, Phase, final_scores
+from ..core.constants import (
     ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, PEGASUS_FAITH, STONE, TARGET_1, YES, game_action_of_number,
 )
-from .core.phases import PHASES
-from .core.state import State
+from ..core.phases import PHASES
+from ..core.state import State
 
 #: What each decision asks, in words (from the phase table).
 QUESTIONS = {p: (info.question or "The game is over") for p, info in PHASES.items()

@@ -7,7 +7,7 @@ message names the argument, shows the value given and says what is allowed::
     >>> check_int("num_envs", 0, 1)
     Traceback (most recent call last):
     ...
-    aos_env.checks.ArgumentError: num_envs must be an int >= 1, got 0
+    aos_env.base.checks.ArgumentError: num_envs must be an int >= 1, got 0
 
 **One exception type.** Every bad argument raises :class:`ArgumentError`, a
 subclass of ``ValueError``, whether its type or its value is wrong (``2.5`` or

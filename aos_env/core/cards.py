@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import did_you_mean
+from ..base.checks import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,7 +27,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 #: Default card file shipped with the package.
-DEFAULT_CARD_FILE = Path(__file__).parent / "data" / "cards.toml"
+DEFAULT_CARD_FILE = Path(__file__).resolve().parent.parent / "data" / "cards.toml"  # aos_env/data/
 
 NUM_KINDS = 30
 TOTAL_CARDS = 110  # R1.1 (docs/rules.md)

@@ -1,4 +1,4 @@
-"""Play Age of Summoners in the browser against bots: ``python -m aos_env.play --web``.
+"""Play Age of Summoners in the browser against bots: ``python -m aos_env.apps.play --web``.
 
 A small server on localhost (the standard library's ``http.server``) holds one
 game at a time and answers JSON; the page it serves is plain HTML and
@@ -56,12 +56,12 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from .checks import MAX_SEED, ArgumentError, check_int, check_optional_int
-from .core import Phase, final_scores
-from .aec_env import raw_env
-from .render import QUESTIONS, agent_name, describe_seen, legal_actions_text
-from .replay import check_replay_folder, new_replay_path, page_policy
-from .svg import render_svg
+from ..base.checks import MAX_SEED, ArgumentError, check_int, check_optional_int
+from ..core import Phase, final_scores
+from ..envs.aec import raw_env
+from ..view.render import QUESTIONS, agent_name, describe_seen, legal_actions_text
+from ..view.replay import check_replay_folder, new_replay_path, page_policy
+from ..view.svg import render_svg
 
 #: The largest request body accepted, in bytes (the API's bodies are a few bytes).
 MAX_BODY = 4096
@@ -117,7 +117,7 @@ class Session:
                  replays: Path | None, seed: int | None = None, delay: float = 0.6,
                  act: Callable | None = None, max_seed: int = MAX_SEED) -> None:
         if act is None:
-            from agents import act_on_env as act  # the bots live in the agents package
+            from ..base.registry import act_on_env as act  # the bots live in the agents package
         self.max_seed = check_int("max_seed", max_seed, 0, MAX_SEED)
         if replays is not None:
             replays = check_replay_folder("replays", replays)
@@ -338,7 +338,7 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             except (ConnectionError, TimeoutError):  # the client went away: nobody to answer
                 self.close_connection = True
             except Exception as e:  # a bug: one line on the terminal and a JSON answer, not a traceback
-                print(f"aos_env.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
+                print(f"aos_env.apps.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
                       file=sys.stderr, flush=True)
                 try:
                     self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
@@ -494,7 +494,7 @@ class PlayServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):
             return
-        print(f"aos_env.web: error answering {client_address[0]}: {type(error).__name__}: {error}",
+        print(f"aos_env.apps.web: error answering {client_address[0]}: {type(error).__name__}: {error}",
               file=sys.stderr, flush=True)
 
 
@@ -644,7 +644,7 @@ function draw(view) {
     });
     document.getElementById("scores").replaceChildren(...rows);
     document.getElementById("replay").textContent = view.replay_file ?
-      "Replay saved to " + view.replay_file + " (python -m aos_env.replay FILE --html OUT.html)" : "";
+      "Replay saved to " + view.replay_file + " (python -m aos_env.view.replay FILE --html OUT.html)" : "";
   }
 }
 

@@ -42,8 +42,9 @@ from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TI
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
-from . import core
-from .gym_env import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv
+from .. import core
+from ..base import registry
+from ..envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv
 
 #: The env's name in Ray's env registry (``config.environment(ENV_NAME, env_config=...)``).
 ENV_NAME = "aos_env_rllib"
@@ -82,7 +83,7 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     argument of ``AgeOfSummonersVectorEnv`` (``num_players``, ``max_turns``, ``shaping``,
     ``truncation_reward``, ``illegal_action``, ...). The observation is always the Dict one.
     """
-    from .learner_env import OpponentPool
+    from ..envs.learner import OpponentPool
 
     worker = int(getattr(config, "worker_index", 0))
     set_threads(int(config.get("threads", 1)))
@@ -229,7 +230,7 @@ def _numpy(x: Any) -> np.ndarray:
 
 def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | None = None) -> bytes:
     """A bot file (``agents.bot``'s format) as bytes."""
-    from agents.bot import FORMAT, FORMAT_VERSION
+    FORMAT, FORMAT_VERSION = registry.load("bot_format"), registry.load("bot_format_version")
 
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
             "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": ACTIVATION,
@@ -241,14 +242,14 @@ def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | N
 
 def save_bot(arrays: Mapping[str, np.ndarray], path, num_players: int, info: dict | None = None) -> Path:
     """Write a bot file: ``make_agent(str(path))`` (``agents.BotAgent``) then plays it with numpy."""
-    from .files import write_bytes
+    from ..base.files import write_bytes
 
     return write_bytes(path, bot_bytes(arrays, num_players, info))  # atomic: readers never see half a file
 
 
 def bot_from_bytes(data: bytes, deterministic: bool = True, seed: int | None = 0):
     """An ``agents.BotAgent`` from a bot file's bytes (it reads its arrays at once)."""
-    from agents.bot import BotAgent
+    BotAgent = registry.load("bot_agent")
 
     fd, name = tempfile.mkstemp(suffix=".npz")
     try:

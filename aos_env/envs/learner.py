@@ -1,8 +1,8 @@
 """The learner loop on the batched engine: one learner seat per game, opponents played inside.
 
 ``LearnerEnv`` is the one implementation of that loop. The Gymnasium envs
-(``aos_env.gym_env``: ``AgeOfSummonersEnv`` and ``AgeOfSummonersVectorEnv``) and
-the stable-baselines3 adapter (``aos_env.sb3.LearnerVecEnv``) are thin views of it;
+(``aos_env.envs.gym``: ``AgeOfSummonersEnv`` and ``AgeOfSummonersVectorEnv``) and
+the stable-baselines3 adapter (``aos_env.integrations.sb3.LearnerVecEnv``) are thin views of it;
 use those. It runs ``num_envs`` games on one ``core.State``. In each game the
 learner holds one seat (drawn at random for every new game); the other seats are
 played, batch-wise per opponent agent, by opponents drawn from an
@@ -20,7 +20,7 @@ finished games as the autoreset mode says:
   ``reset(games=...)`` deals it again; stepping it is an error (the single-game
   Gymnasium env works this way).
 
-Every entry point checks its arguments (``aos_env.checks``) before it changes
+Every entry point checks its arguments (``aos_env.base.checks``) before it changes
 anything, and a step is atomic: if an opponent returns an illegal action (or
 raises), the env is put back exactly as it was before the step and an
 :class:`OpponentError` names the opponent.
@@ -35,13 +35,13 @@ import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
 
-from . import core
-from .cards import CardSet, load_cards
-from .checks import (
+from .. import core
+from ..core.cards import CardSet, load_cards
+from ..base.checks import (
     ArgumentError, check_batch_memory, check_choice, check_float, check_int, check_optional_seed, check_seeds,
     check_string, fail, parse_float_text,
 )
-from .core.state import GAME_DTYPE
+from ..core.state import GAME_DTYPE
 
 #: What ``step`` does with a learner action that is in the action space but not legal now.
 ILLEGAL_ACTIONS = ("terminate", "raise")
@@ -186,7 +186,7 @@ class OpponentPool:
                 items.append((spec, check_float(f"opponents[{spec!r}]", w, 0)))
         else:
             raise fail("opponents", allowed, opponents)
-        from agents import make_agent
+        from ..base.registry import make_agent  # agents by name, without importing the agents package
 
         pool = cls()
         for i, (spec, w) in enumerate(items):
@@ -388,7 +388,7 @@ class LearnerEnv:
     truncation_reward: the learner's reward for a game that reaches the turn limit: None (the
     game's own reward, 0 for all: R7.5) or a number; "loss" stands for a loss's -1/(P-1), which
     train.py uses so that stalling to the limit never pays better than playing to win.
-    backend: the engine ("numba", "numpy" or None: ``core.default_backend()``).
+    backend: the engine ("numba", "numpy" or None: ``core.resolve_backend``, ``$AOS_BACKEND`` else numba).
     """
 
     #: Games dealt ahead in one batch. A few games end at a time, and dealing them one by one
@@ -427,7 +427,7 @@ class LearnerEnv:
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         self.illegal_reward = check_float("illegal_reward", illegal_reward)
-        self.backend = check_choice("backend", backend, (None, *core.BACKENDS))
+        self.backend = core.resolve_backend(backend)
         self._first_seed = check_optional_seed("seed", seed)
         if cards is not None and not isinstance(cards, CardSet):
             raise fail("cards", "a CardSet (aos_env.cards.load_cards) or None", cards)

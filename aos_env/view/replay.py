@@ -9,7 +9,7 @@ A replay file is JSON::
      "actions": [[1, 12], [1, 36], ...],          # [player, action id] in order
      "result": {"finished": true, "terminated": true, "truncated": false,
                 "final_scores": [31, 24], "winner": 0, "turns": 40},
-     "meta": {"source": "aos_env.play", "created": "2026-11-01T12:00:00+00:00"}}
+     "meta": {"source": "aos_env.apps.play", "created": "2026-11-01T12:00:00+00:00"}}
 
 Loading it plays the game again with ``core.init(1, P, seed=...)`` and
 ``core.step``: the engine is deterministic per seed, so this gives back every
@@ -25,9 +25,9 @@ replay cannot make this module read a file of its choosing. A game on another
 card set is replayed with the file the user names (``card_file=...`` or
 ``--card-file``), and its hash must match.
 
-    python -m aos_env.replay game.json              # the game, action by action, in words
-    python -m aos_env.replay game.json --step       # the table before each action; Enter steps on
-    python -m aos_env.replay game.json --html g.html  # one self-contained page that steps through it
+    python -m aos_env.view.replay game.json              # the game, action by action, in words
+    python -m aos_env.view.replay game.json --step       # the table before each action; Enter steps on
+    python -m aos_env.view.replay game.json --html g.html  # one self-contained page that steps through it
 
 The HTML page and replay files are written atomically (a temporary file renamed
 into place), so a full disk or a crash leaves an earlier file whole; ``--html``
@@ -36,7 +36,7 @@ the replay it reads.
 
 Replays are written by the AEC env (``raw_env(record_replay=True)``, then
 ``env.unwrapped.save_replay(path)``), by ``python -m agents.evaluate --replays DIR``
-and by ``python -m aos_env.play``.
+and by ``python -m aos_env.apps.play``.
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ from typing import Iterator, Sequence, TextIO
 
 import numpy as np
 
-from . import core
-from .cards import CardSet, load_cards
-from .checks import MAX_SEED, ArgumentError, check_output_file, check_output_folder, int_arg, is_int
-from .core.api import MAX_MAX_TURNS
-from .files import write_text
+from .. import core
+from ..core.cards import CardSet, load_cards
+from ..base.checks import MAX_SEED, ArgumentError, check_output_file, check_output_folder, int_arg, is_int
+from ..core.api import MAX_MAX_TURNS
+from ..base.files import write_text
 from .render import agent_name, describe_action, render_text
 
 FORMAT = "aos-replay"
@@ -572,9 +572,9 @@ show(0);
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m aos_env.replay",
+        prog="python -m aos_env.view.replay",
         description="Show a replay file: each action in words, the table step by step, or an HTML page.",
-        epilog="Replays come from aos_env.play, from 'python -m agents.evaluate --replays DIR' and from the "
+        epilog="Replays come from aos_env.apps.play, from 'python -m agents.evaluate --replays DIR' and from the "
         "AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)). A replay file is data: "
         "it is checked field by field, and the card file it names is never opened (give --card-file to use one).",
     )

@@ -48,16 +48,17 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from . import checks, core
-from .cards import load_cards
-from .core import describe_illegal
-from .render import agent_name, describe_action, render_text
+from ..base import checks
+from .. import core
+from ..core.cards import load_cards
+from ..core import describe_illegal
+from ..view.render import agent_name, describe_action, render_text
 from .spaces import mask_box, observation_box, state_box
 
 if TYPE_CHECKING:
-    from .replay import Replay
+    from ..view.replay import Replay
 
-from .names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo shows
+from ..base.names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo shows
 #: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
@@ -114,8 +115,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.max_turns = checks.check_int("max_turns", max_turns, 1, core.api.MAX_MAX_TURNS)
         self.record_replay = checks.check_bool("record_replay", record_replay)
-        checks.check_choice("backend", backend, (None, *core.BACKENDS))
-        self.backend = str(backend) if backend is not None else core.default_backend()
+        self.backend = core.resolve_backend(backend)
         self.cards = load_cards(card_file)
         self.card_file = card_file
         self._replay: Replay | None = None
@@ -130,7 +130,6 @@ class raw_env(AECEnv):
         self.state_space = state_box(self.cards, self.max_turns)
         self._game: core.State | None = None
         self._rng = np.random.default_rng()
-        self._fast = None  # the compiled engine's module, for the one-call step and observation
 
     # -- PettingZoo API ------------------------------------------------------------
 
@@ -151,7 +150,7 @@ class raw_env(AECEnv):
         self._begin(core.init(1, self.num_players, seed=seed, max_turns=self.max_turns, cards=self.cards,
                               backend=self.backend))
         if self.record_replay:
-            from .replay import Replay  # not at module level: `python -m aos_env.replay` imports this package first
+            from ..view.replay import Replay  # not at module level: `python -m aos_env.view.replay` imports this package first
 
             self._replay = Replay.start(seed, self.num_players, self.max_turns, cards=self.cards,
                                         card_file=self.card_file, source="aos_env.env")
@@ -159,12 +158,6 @@ class raw_env(AECEnv):
     def _begin(self, game: core.State) -> None:
         """Play ``game`` from here: fresh rewards, terminations and infos for every agent."""
         self._game = game
-        if game.backend == "numba":
-            from .core import nb_engine
-
-            self._fast = nb_engine
-        else:
-            self._fast = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -184,13 +177,8 @@ class raw_env(AECEnv):
             p = self.agent_name_mapping[self._agent(agent)]
         game = self._require_game()
         acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
-        if self._fast is not None:
-            obs, mask = self._fast.aec_observe(game, p, acting)
-            return {"observation": obs, "action_mask": mask}
-        mask = np.zeros(core.NUM_ACTIONS, dtype=np.int8)
-        if acting:
-            mask[:] = game.legal_action_mask[0]
-        return {"observation": core.observe(game, p)[0], "action_mask": mask}
+        obs, mask = core.observe_game(game, 0, p, acting)
+        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state (STATE_DIM,) float32: every seat's observation, then the stones by kind,
@@ -212,18 +200,9 @@ class raw_env(AECEnv):
         a = _action_id(action, agent)
         if not 0 <= a < core.NUM_ACTIONS:
             self._illegal(agent, a)
-        if self._fast is not None:
-            status, cur, phase, cmd, turn, active, over = self._fast.aec_step(game, a)
-            if status == 0:
-                self._illegal(agent, a)
-        else:
-            if not (0 <= a < core.NUM_ACTIONS and game.legal_action_mask[0, a]):
-                self._illegal(agent, a)
-            core.step(game, np.array([a]))
-            cur, phase, cmd, turn, active = (int(game.current_player[0]), int(game.phase[0]),
-                                             int(game.command_number[0]), int(game.turn[0]),
-                                             int(game.active_player[0]))
-            over = bool(game.terminated[0] or game.truncated[0])
+        legal, cur, phase, cmd, turn, active, over = core.step_game(game, 0, a)
+        if not legal:
+            self._illegal(agent, a)
         if self._replay is not None:
             self._replay.record(self.agent_name_mapping[agent], a)
         self._cumulative_rewards[agent] = 0.0
@@ -270,7 +249,7 @@ class raw_env(AECEnv):
                                   "use render_mode='ansi', 'human' or 'rgb_array'")
             return None
         if self.render_mode == "rgb_array":
-            from .svg import render_rgb  # resvg and Pillow are loaded only for this mode
+            from ..view.svg import render_rgb  # resvg and Pillow are loaded only for this mode
 
             return render_rgb(self._require_game(), 0, self._seat())
         text = render_text(self._require_game(), 0, self._seat())
@@ -282,20 +261,6 @@ class raw_env(AECEnv):
     def close(self) -> None:
         pass
 
-    # -- copies keep the game in progress ----------------------------------------------------
-
-    def __getstate__(self) -> dict:
-        d = self.__dict__.copy()
-        d["_fast"] = None  # a module: found again on load
-        return d
-
-    def __setstate__(self, d: dict) -> None:
-        self.__dict__.update(d)
-        if self._game is not None and self._game.backend == "numba":
-            from .core import nb_engine
-
-            self._fast = nb_engine
-
     # -- helpers ----------------------------------------------------------------
 
     @property
@@ -305,7 +270,7 @@ class raw_env(AECEnv):
         return self._require_game()
 
     def load_state(self, state: core.State) -> None:
-        """Continue from a given engine state (a batch of one), e.g. from ``aos_env.positions``."""
+        """Continue from a given engine state (a batch of one), e.g. from ``aos_env.tools.positions``."""
         if not isinstance(state, core.State):
             raise checks.ArgumentError(f"state must be a core.State of 1 game of {self.num_players} players, got "
                                        f"{type(state).__name__}")
@@ -316,7 +281,7 @@ class raw_env(AECEnv):
         self._replay = None  # a position set by hand has no seed: it cannot be replayed
 
     def replay(self, players: Sequence[str] | None = None) -> Replay:
-        """The game so far as an ``aos_env.replay.Replay`` (needs ``record_replay=True``).
+        """The game so far as an ``aos_env.view.replay.Replay`` (needs ``record_replay=True``).
 
         ``players``: who sat in each seat (agent specs, "human", ...; default the agent names).
         """
@@ -345,7 +310,7 @@ class raw_env(AECEnv):
         return [str(p) for p in names]
 
     def save_replay(self, path: str | Path, players: Sequence[str] | None = None) -> Path:
-        """Write ``replay(players)`` to ``path`` as JSON (``python -m aos_env.replay PATH`` shows it)."""
+        """Write ``replay(players)`` to ``path`` as JSON (``python -m aos_env.view.replay PATH`` shows it)."""
         checks.check_output_file("path", path)
         return self.replay(players).save(path)
 
@@ -403,7 +368,7 @@ class ClassicWrapper(BaseWrapper):
 
     def __init__(self, env: raw_env, illegal_reward: float = ILLEGAL_REWARD) -> None:
         if not isinstance(env, raw_env):
-            raise checks.fail("env", "an aos_env.aec_env.raw_env", env)
+            raise checks.fail("env", "an aos_env.envs.aec.raw_env", env)
         self._illegal_reward = checks.check_float("illegal_reward", illegal_reward)
         super().__init__(env)
         self._has_reset = False

@@ -5,14 +5,15 @@ the real game: the cards the searching player cannot see are pooled and
 dealt back at random into zones of the same sizes, and each copy gets a
 fresh random stream, so that its future draws are not the real game's
 either. ``agents.MonteCarloAgent`` and the OpenSpiel adapter
-(``aos_env.openspiel``, for IS-MCTS) both use these two functions.
+(``aos_env.integrations.openspiel``, for IS-MCTS) both use these two functions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import checks, core
+from ..base import checks
+from .. import core
 
 
 def _check(state, rng) -> None:

@@ -1,14 +1,14 @@
 """Play Age of Summoners against the bots, in the terminal or in the browser.
 
-    python -m aos_env.play --players 3 --opponents greedy,mc
-    python -m aos_env.play --web --port 8000 --opponents mc
+    python -m aos_env.apps.play --players 3 --opponents greedy,mc
+    python -m aos_env.apps.play --web --port 8000 --opponents mc
 
 Each time you must choose, the table is shown from your seat with your
 legal actions numbered; type a number (or ``q`` to quit). The bots' moves are
 printed as they happen. Input is read from standard input, so a game can
 also be scripted. ``--web`` serves the same game as a page on localhost
-(see ``aos_env.web``). Every game is saved as a replay in ``--replays DIR``
-(default ``replays/``): ``python -m aos_env.replay FILE`` shows it.
+(see ``aos_env.apps.web``). Every game is saved as a replay in ``--replays DIR``
+(default ``replays/``): ``python -m aos_env.view.replay FILE`` shows it.
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from typing import TextIO
 
 import numpy as np
 
-from . import core
-from .checks import MAX_SEED, ArgumentError, float_arg, int_arg, seed_arg
-from .aec_env import raw_env
-from .render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
-from .replay import check_replay_folder, new_replay_path
+from .. import core
+from ..base import registry
+from ..base.checks import MAX_SEED, ArgumentError, float_arg, int_arg, seed_arg
+from ..envs.aec import raw_env
+from ..view.render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
+from ..view.replay import check_replay_folder, new_replay_path
 
 DEFAULT_REPLAYS = Path("replays")
 BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
@@ -32,10 +33,10 @@ INTERRUPTED = 130  # exit status after Ctrl-C (the shell's 128 + SIGINT)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from agents.registry import SPEC_HELP  # here, not at the top: the agents load only when needed
+    SPEC_HELP = registry.spec_help()  # the agents package loads only when needed
 
     p = argparse.ArgumentParser(
-        prog="python -m aos_env.play",
+        prog="python -m aos_env.apps.play",
         description="Play Age of Summoners against bots, in the terminal or (--web) in the browser.",
     )
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="number of players, 2..4 (default: 2)")
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
     """Check the options (parser.error on a bad one); returns the bot specs."""
-    from agents import make_agent
+    from ..base.registry import make_agent
 
     P = args.players
     if not 0 <= args.seat < P:
@@ -95,7 +96,7 @@ def max_game_seed(players: int) -> int:
 
 def bots_for(specs: list[str], players: int, seat: int):
     """seed -> {seat: (spec, agent)} for the seats other than ``seat``, the specs cycled."""
-    from agents import make_agent
+    from ..base.registry import make_agent
 
     def make(seed: int) -> dict:
         others = [p for p in range(players) if p != seat]
@@ -123,7 +124,7 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
 
 
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
-    from agents import act_on_env  # the bots live in the agents package
+    from ..base.registry import act_on_env  # the bots live in the agents package
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -196,7 +197,7 @@ def _save_replay(env: raw_env, folder: Path | None, seed: int, players: list[str
         reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
         print(f"The replay could not be saved to {path} ({reason}).", file=out)
         return False
-    print(f"Replay saved to {path} (python -m aos_env.replay {path} --html game.html)", file=out)
+    print(f"Replay saved to {path} (python -m aos_env.view.replay {path} --html game.html)", file=out)
     return True
 
 

@@ -34,7 +34,7 @@ seed alone (``learner_env.game_uniforms``). The games after the first ones (auto
 ``reset()``) take seeds from the env's own stream, seeded by ``s``.
 
 **Pictures.** ``render_mode="rgb_array"`` gives the table from the learner's seat as an
-(H, W, 3) uint8 frame (``aos_env.svg.render_rgb``; the ``render`` extra), the vector env a
+(H, W, 3) uint8 frame (``aos_env.view.svg.render_rgb``; the ``render`` extra), the vector env a
 tuple of them, one per game, as Gymnasium's vector envs do; ``RecordVideo`` and
 ``gymnasium.wrappers.vector.RecordVideo`` write them to mp4 (the ``video`` extra).
 
@@ -44,7 +44,7 @@ RLlib's ``SingleAgentEnvRunner`` expects: the step in which a game ends returns 
 observation with ``terminated``/``truncated`` and the game's results in ``info``; the
 next step ignores that game's action (its mask allows every action), deals a new game and
 returns its first observation with reward 0. ``SAME_STEP`` (what SB3's ``VecEnv`` does;
-``aos_env.sb3`` uses it) deals the new game in the same step and puts the final
+``aos_env.integrations.sb3`` uses it) deals the new game in the same step and puts the final
 observation in ``info["final_obs"]`` and the results in ``info["final_info"]``.
 ``DISABLED`` leaves finished games over until ``reset(options={"reset_mask": mask})``.
 
@@ -67,11 +67,11 @@ from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from . import core
-from .checks import ArgumentError, check_bool, check_choice, fail, is_int
+from .. import core
+from ..base.checks import ArgumentError, check_bool, check_choice, fail, is_int
 from .spaces import observation_box
-from .learner_env import Ended, LearnerEnv, OpponentPool
-from .render import render_text
+from .learner import Ended, LearnerEnv, OpponentPool
+from ..view.render import render_text
 
 ENV_ID = "aos_env/AgeOfSummoners-v1"  # registered by aos_env/__init__.py
 #: The observation key of the Dict observation (RLlib's action-masking examples read these two keys).
@@ -90,7 +90,7 @@ class IllegalActionWarning(UserWarning):
 def _render(state: core.State, game: int, seat: int, mode: str):
     """Game ``game`` from ``seat``: the table as text ("ansi", "human") or as a frame ("rgb_array")."""
     if mode == "rgb_array":
-        from .svg import render_rgb  # resvg and Pillow are loaded only for this mode
+        from ..view.svg import render_rgb  # resvg and Pillow are loaded only for this mode
 
         return render_rgb(state, game, seat)
     return render_text(state, game, seat)
@@ -233,7 +233,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         warnings.warn(
             f"action {action} is not legal now: the game ended with reward {self.learner.illegal_reward:g} "
             "(illegal_action='terminate'; this warning is shown once per env). Choose among the legal actions "
-            "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and aos_env.sb3.evaluate_policy "
+            "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and aos_env.integrations.sb3.evaluate_policy "
             "use them), or make the env with illegal_action='raise' to stop at the first one.",
             IllegalActionWarning, stacklevel=3)
 

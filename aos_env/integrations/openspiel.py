@@ -1,9 +1,9 @@
 """Age of Summoners as an OpenSpiel game.
 
-``import aos_env.openspiel`` registers the game with pyspiel::
+``import aos_env.integrations.openspiel`` registers the game with pyspiel::
 
     import pyspiel
-    import aos_env.openspiel  # noqa: F401  (registers "python_age_of_summoners")
+    import aos_env.integrations.openspiel  # noqa: F401  (registers "python_age_of_summoners")
 
     game = pyspiel.load_game("python_age_of_summoners", {"players": 3, "max_turns": 200, "rng_seed": 0})
     state = game.new_initial_state()      # a chance node: the cards are not dealt yet
@@ -64,11 +64,12 @@ from typing import Callable
 import numpy as np
 import pyspiel
 
-from . import checks, core
-from .cards import TOTAL_CARDS
-from .core.phases import DECISIONS
-from .determinise import determinise, fresh_streams
-from .render import agent_name, describe_action
+from ..base import checks
+from .. import core
+from ..core.cards import TOTAL_CARDS
+from ..core.phases import DECISIONS
+from ..tools.determinise import determinise, fresh_streams
+from ..view.render import agent_name, describe_action
 
 GAME_NAME = "python_age_of_summoners"
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
