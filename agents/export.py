@@ -1,6 +1,7 @@
 """Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.bot``).
 
     python -m agents.export runs/default/model.zip bot.npz --players 2
+    python -m agents.export agents/data/bot_2p.npz bot_3p.npz --players 3   # a bot file for another table size
 
 Needs the ``train`` extra (torch, sb3-contrib) to read the model; the bot file then plays with
 numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.model_file.load_policy``,
@@ -19,8 +20,9 @@ from pathlib import Path
 import numpy as np
 
 from aos_env import core
-from aos_env.base.checks import ArgumentError, check_output_file
+from aos_env.base.checks import ArgumentError, check_file, check_int, check_output_file
 from aos_env.base.files import atomic_path, same_file
+from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
 from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
 
@@ -56,6 +58,27 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
             "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
             "info": info or {}}
     with atomic_path(out) as tmp:  # a crash or a full disk leaves a previous bot file whole; tmp ends in .npz
+        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
+    return out
+
+
+def retarget(bot, out, num_players: int, info: dict | None = None) -> Path:
+    """Write the bot file ``bot`` again as a bot for ``num_players`` players: the same networks
+    (the observation has the same layout at every table size), its meta saying the new size, and
+    its info recording where it came from (``retargeted_from``: the file's name, its table size and
+    its info) beside ``info``. The file is checked as ``make_agent`` checks it; nothing is unpickled."""
+    from .bot import BotAgent, read_bot_file
+
+    num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
+    out = _bot_path(out)
+    src = check_file("bot", bot)
+    if same_file(src, out):
+        raise ArgumentError(f"out {str(out)!r} is the bot file itself: give another path")
+    BotAgent(src)  # the whole file checked: format, versions, shapes, finite weights
+    meta, arrays = read_bot_file(src, str(src))
+    before = {"file": src.name, "num_players": meta["num_players"], "info": meta.get("info", {})}
+    meta = {**meta, "num_players": num_players, "info": {**(info or {}), "retargeted_from": before}}
+    with atomic_path(out) as tmp:
         np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
     return out
 
@@ -145,17 +168,32 @@ def run_info(model: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m agents.export",
-                                description="Write the policy and value networks of a model saved by train.py to a numpy-only bot file (.npz).")
-    p.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip)")
-    p.add_argument("out", type=Path, help="the bot file to write (.npz)")
+                                description="Write the policy and value networks of a model saved by train.py to a numpy-only "
+                                            "bot file (.npz); or write a bot file again for another table size.")
+    p.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip), or a bot file (.npz) "
+                                            "to write again for --players")
+    p.add_argument("out", type=Path, help="the bot file to write (.npz); an existing file is replaced only with --overwrite")
     p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
-                   help="the game size it was trained for (default: the one the model file records)")
+                   help="for a model: the game size it was trained for (default: the one the model file records); "
+                        "for a bot file: the table size the new file plays at (required)")
+    p.add_argument("--note", default=None, help="for a bot file: a note kept in the new file's info (why, how it was measured)")
+    p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     args = p.parse_args(argv)
     from .model_file import read_meta
 
     try:
         _bot_path(args.out)
+        if args.out.exists() and not args.overwrite:
+            p.error(f"argument out: {str(args.out)!r} exists; give --overwrite to replace it")
+        if args.model.suffix.lower() == ".npz":
+            if args.players is None:
+                p.error("argument --players: required for a bot file (the table size the new file plays at)")
+            path = retarget(args.model, args.out, args.players, info={"note": args.note} if args.note else None)
+            print(f"wrote {path} ({path.stat().st_size:,} bytes), for {args.players} players")
+            return 0
+        if args.note is not None:
+            p.error("argument --note: only for a bot file (a model's info comes from its run)")
         info = run_info(args.model)
         trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
         if args.players is not None and args.players != trained_for:

@@ -86,11 +86,17 @@ def test_bot_files_that_do_not_fit_are_refused(tiny_model, tmp_path: Path) -> No
 
 @pytest.mark.one_backend
 def test_the_shipped_bot_files_are_in_the_package() -> None:
-    """agents/data/bot_{2,3,4}p.npz ship with the package, one per table size, for this observation."""
+    """agents/data/bot_{2,3,4}p.npz ship with the package, one per table size, for this observation;
+    each file's info says how it was made (its run's options, or the file it was written from)."""
     for p, f in SHIPPED.items():
         meta = json.loads(str(np.load(f)["meta"]))
         assert (meta["num_players"], meta["obs_version"], meta["obs_dim"]) == (p, core.OBS_VERSION, core.OBS_DIM)
-        assert meta["info"]["args"]["players"] == p, "each file was trained at its own table size"
+        info = meta["info"]
+        if "retargeted_from" in info:  # a network trained at another size, written again for this one
+            source = info["retargeted_from"]
+            assert source["num_players"] != p and source["info"]["args"]["players"] == source["num_players"]
+        else:
+            assert info["args"]["players"] == p, "trained at its own table size (the last stage of it)"
         assert f.stat().st_size < 4_000_000, "small enough to ship"
 
 
@@ -300,3 +306,58 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
     small = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [32]}, device="cpu")
     with pytest.raises(ValueError, match="--net-arch"):
         warm_start(small.policy, SHIPPED_V2[2])
+
+
+# ---- a bot file for another table size (python -m agents.export BOT.npz OUT.npz --players P) ------
+
+from agents.bot import read_bot_file  # noqa: E402
+from agents.export import main as export_main, retarget  # noqa: E402
+from aos_env.base.checks import ArgumentError  # noqa: E402
+
+
+@pytest.mark.one_backend
+def test_retarget_writes_the_same_networks_for_another_table_size(tmp_path: Path) -> None:
+    out = retarget(SHIPPED[2], tmp_path / "bot_3p.npz", 3, info={"note": "the 2-player net at 3"})
+    meta, arrays = read_bot_file(out, "out")
+    src_meta, src_arrays = read_bot_file(SHIPPED[2], "src")
+    assert meta["num_players"] == 3 and meta["obs_version"] == src_meta["obs_version"]
+    assert meta["info"]["note"] == "the 2-player net at 3"
+    assert meta["info"]["retargeted_from"] == {"file": "bot_2p.npz", "num_players": 2, "info": src_meta["info"]}
+    assert arrays.keys() == src_arrays.keys() and all(np.array_equal(arrays[k], src_arrays[k]) for k in arrays)
+    bot = make_agent(str(out))
+    state = core.init(6, 3, seed=9)
+    for _ in range(200):
+        if (state.terminated | state.truncated).all():
+            break
+        a = bot.act(core.observe(state, state.current_player), state.legal_action_mask, state=state)
+        live = ~(state.terminated | state.truncated)
+        assert state.legal_action_mask[np.arange(6), a][live].all()
+        core.step(state, a)
+
+
+def test_retarget_refuses_bad_arguments_before_writing(tmp_path: Path) -> None:
+    with pytest.raises(ArgumentError, match="num_players"):
+        retarget(SHIPPED[2], tmp_path / "x.npz", 5)
+    with pytest.raises(ArgumentError, match="out"):
+        retarget(SHIPPED[2], tmp_path / "x.zip", 3)
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(ArgumentError, match="not a bot file"):
+        retarget(junk, tmp_path / "x.npz", 3)
+    with pytest.raises(ArgumentError, match="itself"):
+        retarget(junk, junk, 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz"]
+
+
+def test_the_export_command_on_a_bot_file(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "b.npz"
+    assert export_main([str(SHIPPED[2]), str(out), "--players", "4", "--note", "why"]) == 0
+    assert read_bot_file(out, "out")[0]["info"]["note"] == "why"
+    for argv, words in (([str(SHIPPED[2]), str(out), "--players", "3"], "--overwrite"),
+                        ([str(SHIPPED[2]), str(tmp_path / "c.npz")], "--players: required")):
+        with pytest.raises(SystemExit) as stop:
+            export_main(argv)
+        assert stop.value.code == 2 and words in capsys.readouterr().err
+    assert read_bot_file(out, "out")[0]["num_players"] == 4  # not replaced
+    assert export_main([str(SHIPPED[2]), str(out), "--players", "3", "--overwrite"]) == 0
+    assert read_bot_file(out, "out")[0]["num_players"] == 3
