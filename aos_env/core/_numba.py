@@ -127,3 +127,67 @@ def launch_threads() -> None:
         parallel._launch_threads()
     finally:
         config.THREADING_LAYER = chosen
+
+
+# ---- one specialisation per function ------------------------------------------------------------
+# numba compiles a function once per tuple of argument types it meets. Called from compiled code,
+# the same helper meets int8, int16, int32 and int64 values and literal constants (``f(r, 0)`` is
+# typed ``Literal[int](0)``, a type of its own): our helpers were compiled up to seven times each,
+# and each compile costs about as much as the first. ``HelperDispatcher`` compiles a helper for
+# the argument types with literals and narrow integers replaced by int64 (numba widens the
+# caller's values to them; integer arithmetic is int64 in numba anyway, so no result changes),
+# once per distinct normalised signature.
+
+
+def _normal_type(ty):
+    """``ty`` as a helper is compiled for it: no literal, ints (but uint64) as int64."""
+    from numba.core import types
+
+    ty = types.unliteral(ty)
+    if isinstance(ty, types.Integer) and ty is not types.uint64:
+        return types.int64
+    return ty
+
+
+def _helper_dispatcher_class():
+    from numba.core.registry import CPUDispatcher
+
+    class HelperDispatcher(CPUDispatcher):
+        """A function called from compiled code only: one compile per normalised signature (see
+        above), without the wrapper that makes a compiled function callable from Python (numba's
+        ``no_cpython_wrapper``: less code to optimise). A call from Python (tests, the REPL)
+        goes to a second, uncached dispatcher of the same function, compiled on first use."""
+
+        _python_twin = None
+
+        def get_call_template(self, args, kws):
+            pysig, args = self._compiler.fold_argument_types(args, kws)
+            return super().get_call_template(tuple(_normal_type(a) for a in args), {})
+
+        def __call__(self, *args, **kws):
+            twin = self._python_twin
+            if twin is None:
+                from numba import njit
+
+                options = {k: v for k, v in self.targetoptions.items()
+                           if k not in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper")}
+                twin = self._python_twin = njit(**options)(self.py_func)
+            return twin(*args, **kws)
+
+    return HelperDispatcher
+
+
+_HELPER_CLASS = None
+
+
+def helper(fn, cache: bool, **options):
+    """``fn`` compiled with numba (nopython) as a helper of other compiled functions:
+    ``HelperDispatcher`` (one compile per normalised signature, no Python wrapper)."""
+    global _HELPER_CLASS
+    if _HELPER_CLASS is None:
+        _HELPER_CLASS = _helper_dispatcher_class()
+    targetoptions = dict(options, nopython=True, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+    disp = _HELPER_CLASS(py_func=fn, targetoptions=targetoptions)
+    if cache:
+        disp.enable_caching()
+    return disp

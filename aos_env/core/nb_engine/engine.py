@@ -29,7 +29,7 @@ from ..constants import (
 from ..obs_layout import OBS_DIM
 from ..phases import IS_INTERNAL, MASK_FUNCTIONS, PHASES, Kind, Mask, Phase
 from . import abilities, actions, discards, draws, rng, summon, turn, zones
-from ._jit import DISPATCH_FILE, jit, jit_parallel
+from ._jit import DISPATCH_FILE, jit, jit_parallel, kernel
 from .observe import observe_one
 from .scoring import final_score
 from .zones import draw_from_deck
@@ -185,15 +185,11 @@ def advance(r, t, P, max_turns):
 
 
 @jit
-def step_game(r, t, P, max_turns, a):
-    """Apply legal action ``a`` of an unfinished game, then advance it."""
-    apply_decision(r, t, P, r.phase, a)
-    return advance(r, t, P, max_turns)
-
-
-@jit
-def setup_game(r, t, P, max_turns, seed):
-    """Set up the game of a fresh record (R2) with its seed, and advance to its first decision."""
+def setup_game(r, t, P, seed):
+    """Set up the game of a fresh record (R2) with its seed; the caller then advances it to its
+    first decision. (The kernels call ``advance`` themselves, as they call ``apply_decision`` and
+    ``advance`` for a step: numba compiles each function with everything it calls, so a function
+    between a kernel and ``advance`` would compile the whole engine once more.)"""
     r.rng_key = rng.seed_key(seed)
     for k in range(K):
         r.deck[k] = t.copies[k]  # R2.2
@@ -210,7 +206,6 @@ def setup_game(r, t, P, max_turns, seed):
         r.head[p] = k
     r.active_player = rng.randint(r, P)  # R2.5
     r.phase = Phase.TURN_START
-    return advance(r, t, P, max_turns)
 
 
 @jit
@@ -240,7 +235,7 @@ def _over(r):
     return r.terminated or r.truncated
 
 
-@jit
+@kernel
 def step_one(rec, tb, P, max_turns, a):
     """``core.step`` for a batch of one game: check, then apply action ``a``. Returns OK, 0 (the
     action is illegal: nothing changed) or ENGINE_BUG."""
@@ -252,7 +247,8 @@ def step_one(rec, tb, P, max_turns, a):
         return OK
     if not _legal(r, a):
         return 0
-    return step_game(r, t, P, max_turns, a)
+    apply_decision(r, t, P, r.phase, a)
+    return advance(r, t, P, max_turns)
 
 
 @jit
@@ -264,7 +260,7 @@ def _check_batch(rec, games, acts):
     return OK
 
 
-@jit
+@kernel
 def step_batch(rec, tb, P, max_turns, games, acts):
     """``core.step``: check every action first (nothing changes if one is illegal: the position of
     the first illegal one is returned), zero the rewards, then step the unfinished games."""
@@ -278,7 +274,8 @@ def step_batch(rec, tb, P, max_turns, games, acts):
         for p in range(P):
             r.rewards[p] = 0.0
         if not _over(r):
-            if step_game(r, t, P, max_turns, acts[i]) == ENGINE_BUG:
+            apply_decision(r, t, P, r.phase, acts[i])
+            if advance(r, t, P, max_turns) == ENGINE_BUG:
                 status = ENGINE_BUG
     return status
 
@@ -296,18 +293,20 @@ def step_batch_parallel(rec, tb, P, max_turns, games, acts):
         for p in range(P):
             r.rewards[p] = 0.0
         if not _over(r):
-            if step_game(r, tb[0], P, max_turns, acts[i]) == ENGINE_BUG:
+            apply_decision(r, tb[0], P, r.phase, acts[i])
+            if advance(r, tb[0], P, max_turns) == ENGINE_BUG:
                 bugs += 1
     return ENGINE_BUG if bugs else OK
 
 
-@jit
+@kernel
 def setup_batch(rec, tb, P, max_turns, seeds):
     """Set up every game of fresh records with its seed."""
     t = tb[0]
     status = OK
     for b in range(rec.shape[0]):
-        if setup_game(rec[b], t, P, max_turns, seeds[b]) == ENGINE_BUG:
+        setup_game(rec[b], t, P, seeds[b])
+        if advance(rec[b], t, P, max_turns) == ENGINE_BUG:
             status = ENGINE_BUG
     return status
 
@@ -316,19 +315,20 @@ def setup_batch(rec, tb, P, max_turns, seeds):
 def setup_batch_parallel(rec, tb, P, max_turns, seeds):
     bugs = 0
     for b in prange(rec.shape[0]):
-        if setup_game(rec[b], tb[0], P, max_turns, seeds[b]) == ENGINE_BUG:
+        setup_game(rec[b], tb[0], P, seeds[b])
+        if advance(rec[b], tb[0], P, max_turns) == ENGINE_BUG:
             bugs += 1
     return ENGINE_BUG if bugs else OK
 
 
-@jit
+@kernel
 def refresh_batch(rec, tb, P, max_turns, games):
     t = tb[0]
     for i in range(games.shape[0]):
         refresh_game(rec[games[i]], t, P, max_turns)
 
 
-@jit
+@kernel
 def observe_batch(rec, tb, P, max_turns, games, players, out):
     """Observations of players[i] in games[i] into ``out`` (n, OBS_DIM), which is zero."""
     t = tb[0]
@@ -342,7 +342,7 @@ def observe_batch_parallel(rec, tb, P, max_turns, games, players, out):
         observe_one(rec[games[i]], tb[0], P, max_turns, players[i], out[i])
 
 
-@jit
+@kernel
 def observe_one_game(rec, tb, P, max_turns, player):
     """The observation of ``player`` in a batch of one game (a fresh (1, OBS_DIM) array)."""
     out = np.zeros((1, OBS_DIM), dtype=np.float32)
@@ -350,7 +350,7 @@ def observe_one_game(rec, tb, P, max_turns, player):
     return out
 
 
-@jit
+@kernel
 def scores_batch(rec, P, games, out):
     """Final scores (R7.3) of games[i] into out (n, P)."""
     for i in range(games.shape[0]):
@@ -362,17 +362,27 @@ def scores_batch(rec, P, games, out):
 # ---- the AEC env's one-game calls: everything its bookkeeping needs in one call --------------
 
 
-@jit
+@kernel
 def aec_step(rec, tb, P, max_turns, a):
-    """Check and apply action ``a`` of game 0, then advance it. Returns (status, current player,
+    """Check and apply action ``a`` of game 0, then advance it (``step_one``'s work, written out:
+    a kernel calling the kernel would compile it too). Returns (status, current player,
     phase, command number, turn, active player, over): status OK, 0 (illegal: nothing changed)
     or ENGINE_BUG."""
     r = rec[0]
-    status = step_one(rec, tb, P, max_turns, a)
+    t = tb[0]
+    for p in range(P):
+        r.rewards[p] = 0.0
+    status = OK
+    if not _over(r):
+        if _legal(r, a):
+            apply_decision(r, t, P, r.phase, a)
+            status = advance(r, t, P, max_turns)
+        else:
+            status = 0
     return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
 
 
-@jit
+@kernel
 def aec_observe(rec, tb, P, max_turns, player, with_mask):
     """Player ``player``'s observation of game 0 (OBS_DIM,) and its action mask (44,) int8: the legal
     actions if ``with_mask`` (the player must act now), else zeros."""
