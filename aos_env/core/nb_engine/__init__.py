@@ -21,9 +21,10 @@ from . import engine as _k
 from .tables import card_tables
 
 #: Batches at least this large are stepped on all cores (prange); below it the threads cost more
-#: than they save (benchmarks/engine_throughput.py on 2 cores). ``$AOS_PARALLEL_MIN_GAMES`` sets it
-#: (a huge value turns threads off).
-PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "4096"))
+#: than they save (benchmarks/engine_throughput.py on 2 cores), and a smaller batch never compiles
+#: the threaded kernel (compiled on first use: its compile costs as much as the serial one's).
+#: ``$AOS_PARALLEL_MIN_GAMES`` sets it (a huge value turns threads off).
+PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "16384"))
 _threads_started = False
 
 
@@ -55,17 +56,23 @@ def _bug() -> RuntimeError:
 def setup(state: State, seeds: np.ndarray) -> None:
     """Set up every game of a fresh state (R2) with its seed, advancing to its first decision."""
     B = state.batch_size
-    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
-    if kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
+    if B == 1:
+        status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP,
+                             int(seeds[0]))[0]
+    else:
+        seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+        kernel = _k.batch_parallel if _threaded(B) else _k.batch
+        status = kernel(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP,
+                        np.arange(B, dtype=np.int64), seeds)
+    if status == _k.ENGINE_BUG:
         raise _bug()
 
 
 def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
     """Check and step in one call: -1 if done, else the position in ``games`` of the first game
     whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
-    kernel = _k.step_batch_parallel if _threaded(games.size) else _k.step_batch
-    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
+    kernel = _k.batch_parallel if _threaded(games.size) else _k.batch
+    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, games, actions)
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status
@@ -74,16 +81,16 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
 def try_step_one(state: State, action: int) -> bool:
     """Check and step a batch of one game (``core.step``'s path for one game): False (nothing
     changed) if ``action`` is illegal. The rewards are zeroed."""
-    status = _k.step_one(state.records, _tb(state), state.num_players, state.max_turns, action)
+    status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, action)[0]
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status == _k.OK
 
 
 def aec_step(state: State, action: int) -> tuple:
-    """The AEC env's step of its one game (see engine.aec_step): (status, current player, phase,
+    """The AEC env's step of its one game (see engine.one_game): (status, current player, phase,
     command number, turn, active player, over); status -1 done, 0 illegal (nothing changed)."""
-    out = _k.aec_step(state.records, _tb(state), state.num_players, state.max_turns, action)
+    out = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, action)
     if out[0] == _k.ENGINE_BUG:
         raise _bug()
     return out

@@ -235,20 +235,39 @@ def _over(r):
     return r.terminated or r.truncated
 
 
+#: What ``one_game`` and the batch kernels do: set games up (the values are seeds) or step them
+#: (the values are actions).
+SETUP = 0
+STEP = 1
+
+
 @kernel
-def step_one(rec, tb, P, max_turns, a):
-    """``core.step`` for a batch of one game: check, then apply action ``a``. Returns OK, 0 (the
-    action is illegal: nothing changed) or ENGINE_BUG."""
+def one_game(rec, tb, P, max_turns, op, value):
+    """The kernel of a batch of one game (the AEC env, ``core.step`` and ``core.init`` of one game):
+    op SETUP sets the game up with seed ``value``; op STEP checks action ``value``, then applies
+    it (the rewards are zeroed first); either then advances the game. Returns (status, current
+    player, phase, command number, turn, active player, over): status OK, 0 (an illegal action:
+    nothing changed) or ENGINE_BUG. (One kernel for both: numba compiles each kernel with the
+    whole engine it calls.)"""
     r = rec[0]
     t = tb[0]
-    for p in range(P):
-        r.rewards[p] = 0.0
-    if _over(r):
-        return OK
-    if not _legal(r, a):
-        return 0
-    apply_decision(r, t, P, r.phase, a)
-    return advance(r, t, P, max_turns)
+    status = OK
+    go = True
+    if op == SETUP:
+        setup_game(r, t, P, value)
+    else:
+        for p in range(P):
+            r.rewards[p] = 0.0
+        if _over(r):
+            go = False
+        elif not _legal(r, value):
+            status = 0
+            go = False
+        else:
+            apply_decision(r, t, P, r.phase, value)
+    if go:
+        status = advance(r, t, P, max_turns)
+    return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
 
 
 @jit
@@ -261,64 +280,65 @@ def _check_batch(rec, games, acts):
 
 
 @kernel
-def step_batch(rec, tb, P, max_turns, games, acts):
-    """``core.step``: check every action first (nothing changes if one is illegal: the position of
-    the first illegal one is returned), zero the rewards, then step the unfinished games."""
+def batch(rec, tb, P, max_turns, op, games, values):
+    """op SETUP: set up the fresh games ``games[i]`` with seeds ``values[i]``. op STEP
+    (``core.step``): check every action ``values[i]`` first (nothing changes if one is illegal:
+    the position of the first illegal one is returned), zero the rewards, then step the
+    unfinished games. Returns OK, that position or ENGINE_BUG."""
     t = tb[0]
-    bad = _check_batch(rec, games, acts)
-    if bad != OK:
-        return bad
+    if op == STEP:
+        bad = _check_batch(rec, games, values)
+        if bad != OK:
+            return bad
     status = OK
     for i in range(games.shape[0]):
         r = rec[games[i]]
-        for p in range(P):
-            r.rewards[p] = 0.0
-        if not _over(r):
-            apply_decision(r, t, P, r.phase, acts[i])
+        go = True
+        if op == SETUP:
+            setup_game(r, t, P, values[i])
+        else:
+            for p in range(P):
+                r.rewards[p] = 0.0
+            if _over(r):
+                go = False
+            else:
+                apply_decision(r, t, P, r.phase, values[i])
+        if go:
             if advance(r, t, P, max_turns) == ENGINE_BUG:
                 status = ENGINE_BUG
     return status
 
 
 @jit_parallel
-def step_batch_parallel(rec, tb, P, max_turns, games, acts):
-    """``step_batch`` with the games spread over threads. (The loop body takes the table record
+def batch_parallel(rec, tb, P, max_turns, op, games, values):
+    """``batch`` with the games spread over threads. (The loop body takes the table record
     itself: numba's parallel loops cannot capture a record.)"""
-    bad = _check_batch(rec, games, acts)
-    if bad != OK:
-        return bad
+    if op == STEP:
+        bad = _check_batch(rec, games, values)
+        if bad != OK:
+            return bad
     bugs = 0
     for i in prange(games.shape[0]):
         r = rec[games[i]]
-        for p in range(P):
-            r.rewards[p] = 0.0
-        if not _over(r):
-            apply_decision(r, tb[0], P, r.phase, acts[i])
+        go = True
+        if op == SETUP:
+            setup_game(r, tb[0], P, values[i])
+        else:
+            for p in range(P):
+                r.rewards[p] = 0.0
+            if _over(r):
+                go = False
+            else:
+                apply_decision(r, tb[0], P, r.phase, values[i])
+        if go:
             if advance(r, tb[0], P, max_turns) == ENGINE_BUG:
                 bugs += 1
     return ENGINE_BUG if bugs else OK
 
 
-@kernel
-def setup_batch(rec, tb, P, max_turns, seeds):
-    """Set up every game of fresh records with its seed."""
-    t = tb[0]
-    status = OK
-    for b in range(rec.shape[0]):
-        setup_game(rec[b], t, P, seeds[b])
-        if advance(rec[b], t, P, max_turns) == ENGINE_BUG:
-            status = ENGINE_BUG
-    return status
-
-
-@jit_parallel
-def setup_batch_parallel(rec, tb, P, max_turns, seeds):
-    bugs = 0
-    for b in prange(rec.shape[0]):
-        setup_game(rec[b], tb[0], P, seeds[b])
-        if advance(rec[b], tb[0], P, max_turns) == ENGINE_BUG:
-            bugs += 1
-    return ENGINE_BUG if bugs else OK
+#: The names of earlier versions (the one-game step and the threaded step).
+step_one = one_game
+step_batch_parallel = batch_parallel
 
 
 @kernel
@@ -359,27 +379,7 @@ def scores_batch(rec, P, games, out):
             out[i, p] = final_score(r, p)
 
 
-# ---- the AEC env's one-game calls: everything its bookkeeping needs in one call --------------
-
-
-@kernel
-def aec_step(rec, tb, P, max_turns, a):
-    """Check and apply action ``a`` of game 0, then advance it (``step_one``'s work, written out:
-    a kernel calling the kernel would compile it too). Returns (status, current player,
-    phase, command number, turn, active player, over): status OK, 0 (illegal: nothing changed)
-    or ENGINE_BUG."""
-    r = rec[0]
-    t = tb[0]
-    for p in range(P):
-        r.rewards[p] = 0.0
-    status = OK
-    if not _over(r):
-        if _legal(r, a):
-            apply_decision(r, t, P, r.phase, a)
-            status = advance(r, t, P, max_turns)
-        else:
-            status = 0
-    return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
+# ---- the AEC env's observation: everything its bookkeeping needs in one call (its step is ``one_game``)
 
 
 @kernel
