@@ -61,9 +61,8 @@ def setup(state: State, seeds: np.ndarray) -> None:
                              int(seeds[0]))[0]
     else:
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-        kernel = _k.batch_parallel if _threaded(B) else _k.batch
-        status = kernel(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP,
-                        np.arange(B, dtype=np.int64), seeds)
+        kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
+        status = kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds)
     if status == _k.ENGINE_BUG:
         raise _bug()
 
@@ -71,8 +70,8 @@ def setup(state: State, seeds: np.ndarray) -> None:
 def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
     """Check and step in one call: -1 if done, else the position in ``games`` of the first game
     whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
-    kernel = _k.batch_parallel if _threaded(games.size) else _k.batch
-    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, games, actions)
+    kernel = _k.step_batch_parallel if _threaded(games.size) else _k.step_batch
+    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status
