@@ -19,7 +19,7 @@ compiles in that process into our cache folder and onto our threading layer. Ins
   (``$NUMBA_THREADING_LAYER`` or ``numba.config.THREADING_LAYER``) or a layer is loaded already:
   then that one is used. ``numba.config`` is the same afterwards.
 - **one compile per function**: ``helper`` compiles a function called only from compiled code
-  once (literals and int widths normalised, no Python wrapper: ``HelperDispatcher``).
+  once per tuple of literals (int widths normalised, no Python wrapper: ``HelperDispatcher``).
 - **a notice**: compiling our functions for over a second (the first use after install or an
   upgrade: the cache is empty) writes one line to stderr, once per process, saying so, how long
   it took and where the cache lives (``CompileNotice``; ``$AOS_QUIET=1`` hides it).
@@ -141,16 +141,18 @@ def launch_threads() -> None:
 # the same helper meets int8, int16, int32 and int64 values and literal constants (``f(r, 0)`` is
 # typed ``Literal[int](0)``, a type of its own): our helpers were compiled up to seven times each,
 # and each compile costs about as much as the first. ``HelperDispatcher`` compiles a helper for
-# the argument types with literals and narrow integers replaced by int64 (numba widens the
-# caller's values to them; integer arithmetic is int64 in numba anyway, so no result changes),
-# once per distinct normalised signature.
+# the argument types with narrow integers replaced by int64 (numba widens the caller's values to
+# them; integer arithmetic is int64 in numba anyway, so no result changes), once per distinct
+# normalised signature. Literals stay: the code compiled for them is faster.
 
 
 def _normal_type(ty):
-    """``ty`` as a helper is compiled for it: no literal, ints (but uint64) as int64."""
+    """``ty`` as a helper is compiled for it: ints (but uint64) as int64. Literal constants are
+    kept: compiled for its constants, a helper ran up to 30% faster in batches of 64-1,024 games."""
     from numba.core import types
 
-    ty = types.unliteral(ty)
+    if isinstance(ty, types.Literal):
+        return ty
     if isinstance(ty, types.Integer) and ty is not types.uint64:
         return types.int64
     return ty
