@@ -57,12 +57,15 @@ def test_an_illegal_action_changes_nothing() -> None:
 
 
 def test_a_finished_game_ignores_the_action_as_step_does() -> None:
-    state = core.init(2, 2, seed=0)
-    core.truncate(state, np.array([0]))
-    before = _arrays(state)
+    state, batch = core.init(2, 2, seed=0), core.init(2, 2, seed=0)
+    for s in (state, batch):
+        core.truncate(s, np.array([0]))
+        s.rewards[0] = 0.5  # as a game's last step leaves them: the next step sets them to 0
     for a in range(core.NUM_ACTIONS):
         assert core.step_game(state, 0, a).over
-    assert _same(before, _arrays(state))
+        core.step(batch, np.array([a]), games=np.array([0]))
+        assert _same(_arrays(batch), _arrays(state))
+    assert not state.rewards[0].any()
 
 
 @pytest.mark.parametrize("call, arg, allowed", [

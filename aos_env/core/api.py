@@ -275,8 +275,9 @@ def step_game(state: State, game: int, action: int) -> StepReport:
         return _report(state, game, False)
     if state.backend == "numba":
         return StepReport(*_nb().step_game(state, game, action))
-    if state.terminated[game] or state.truncated[game]:
-        return _report(state, game, True)  # ignored, as ``step`` ignores actions of finished games
+    if state.terminated[game] or state.truncated[game]:  # ignored, as ``step`` ignores actions of finished games
+        state.rewards[game] = 0.0  # (and, as in ``step``, a finished game's rewards are 0 in every later step)
+        return _report(state, game, True)
     if not state.legal_action_mask[game, action]:
         return _report(state, game, False)
     g = np.array([game], dtype=np.int64)

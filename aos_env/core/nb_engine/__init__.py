@@ -21,9 +21,10 @@ from . import engine as _k
 from .tables import card_tables
 
 #: Batches at least this large are stepped on all cores (prange); below it the threads cost more
-#: than they save (benchmarks/engine_throughput.py on 2 cores). ``$AOS_PARALLEL_MIN_GAMES`` sets it
-#: (a huge value turns threads off).
-PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "4096"))
+#: than they save (benchmarks/engine_throughput.py on 2 cores), and a smaller batch never compiles
+#: the threaded kernel (compiled on first use: its compile costs as much as the serial one's).
+#: ``$AOS_PARALLEL_MIN_GAMES`` sets it (a huge value turns threads off).
+PARALLEL_MIN_GAMES = int(os.environ.get("AOS_PARALLEL_MIN_GAMES", "16384"))
 _threads_started = False
 
 
@@ -55,9 +56,14 @@ def _bug() -> RuntimeError:
 def setup(state: State, seeds: np.ndarray) -> None:
     """Set up every game of a fresh state (R2) with its seed, advancing to its first decision."""
     B = state.batch_size
-    seeds = np.ascontiguousarray(seeds, dtype=np.int64)
-    kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
-    if kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds) == _k.ENGINE_BUG:
+    if B == 1:
+        status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP,
+                             int(seeds[0]))[0]
+    else:
+        seeds = np.ascontiguousarray(seeds, dtype=np.int64)
+        kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
+        status = kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds)
+    if status == _k.ENGINE_BUG:
         raise _bug()
 
 
@@ -74,7 +80,7 @@ def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
 def try_step_one(state: State, action: int) -> bool:
     """Check and step a batch of one game (``core.step``'s path for one game): False (nothing
     changed) if ``action`` is illegal. The rewards are zeroed."""
-    status = _k.step_one(state.records, _tb(state), state.num_players, state.max_turns, action)
+    status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, action)[0]
     if status == _k.ENGINE_BUG:
         raise _bug()
     return status == _k.OK
@@ -82,10 +88,10 @@ def try_step_one(state: State, action: int) -> bool:
 
 def step_game(state: State, game: int, action: int) -> tuple:
     """``core.step_game``: (legal, current player, phase, command number, turn, active player, over)
-    of game ``game`` after ``action`` (illegal: nothing changed). The kernel steps the first record
-    it is given: game ``game``'s own record, a view, for a batch of more than one."""
+    of game ``game`` after ``action`` (illegal: nothing changed). The one-game kernel (engine.one_game)
+    steps the first record it is given: game ``game``'s own record, a view, for a batch of more than one."""
     rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    out = _k.aec_step(rec, _tb(state), state.num_players, state.max_turns, action)
+    out = _k.one_game(rec, _tb(state), state.num_players, state.max_turns, _k.STEP, action)
     if out[0] == _k.ENGINE_BUG:
         raise _bug()
     return (out[0] == _k.OK, *out[1:])

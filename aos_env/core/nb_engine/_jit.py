@@ -31,7 +31,13 @@ _numba.register([*_HERE.glob("*.py"), _HERE.parent / "scores.py", DISPATCH_FILE]
 
 
 def jit(fn):
-    """Compile ``fn`` (per-game scalar code) with the engine's options."""
+    """Compile ``fn`` (per-game scalar code, called from other compiled code) with the engine's
+    options, as a helper (``_numba.helper``: one specialisation, no Python wrapper)."""
+    return _numba.helper(fn, _CACHE, nogil=True, error_model="numpy")
+
+
+def kernel(fn):
+    """Compile ``fn``, a kernel the Python side calls, with the engine's options."""
     return njit(cache=_CACHE, nogil=True, error_model="numpy")(fn)
 
 

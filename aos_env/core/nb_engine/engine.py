@@ -29,7 +29,7 @@ from ..constants import (
 from ..obs_layout import OBS_DIM
 from ..phases import IS_INTERNAL, MASK_FUNCTIONS, PHASES, Kind, Mask, Phase
 from . import abilities, actions, discards, draws, rng, summon, turn, zones
-from ._jit import DISPATCH_FILE, jit, jit_parallel
+from ._jit import DISPATCH_FILE, jit, jit_parallel, kernel
 from .observe import observe_one
 from .scoring import final_score
 from .zones import draw_from_deck
@@ -185,15 +185,11 @@ def advance(r, t, P, max_turns):
 
 
 @jit
-def step_game(r, t, P, max_turns, a):
-    """Apply legal action ``a`` of an unfinished game, then advance it."""
-    apply_decision(r, t, P, r.phase, a)
-    return advance(r, t, P, max_turns)
-
-
-@jit
-def setup_game(r, t, P, max_turns, seed):
-    """Set up the game of a fresh record (R2) with its seed, and advance to its first decision."""
+def setup_game(r, t, P, seed):
+    """Set up the game of a fresh record (R2) with its seed; the caller then advances it to its
+    first decision. (The kernels call ``advance`` themselves, as they call ``apply_decision`` and
+    ``advance`` for a step: numba compiles each function with everything it calls, so a function
+    between a kernel and ``advance`` would compile the whole engine once more.)"""
     r.rng_key = rng.seed_key(seed)
     for k in range(K):
         r.deck[k] = t.copies[k]  # R2.2
@@ -210,6 +206,22 @@ def setup_game(r, t, P, max_turns, seed):
         r.head[p] = k
     r.active_player = rng.randint(r, P)  # R2.5
     r.phase = Phase.TURN_START
+
+
+@jit
+def step_game(r, t, P, max_turns, a):
+    """Apply legal action ``a`` of an unfinished game, then advance it. (The batch kernels call
+    this, as before: calling apply_decision and advance from the loop itself made steps of
+    batches of a few hundred games slower. ``one_game`` calls them itself: one compile less.)"""
+    apply_decision(r, t, P, r.phase, a)
+    return advance(r, t, P, max_turns)
+
+
+@jit
+def setup_and_advance(r, t, P, max_turns, seed):
+    """Set up the game of a fresh record (R2) with its seed, and advance to its first decision
+    (the batch kernels' setup)."""
+    setup_game(r, t, P, seed)
     return advance(r, t, P, max_turns)
 
 
@@ -240,19 +252,39 @@ def _over(r):
     return r.terminated or r.truncated
 
 
-@jit
-def step_one(rec, tb, P, max_turns, a):
-    """``core.step`` for a batch of one game: check, then apply action ``a``. Returns OK, 0 (the
-    action is illegal: nothing changed) or ENGINE_BUG."""
+#: What ``one_game`` and the batch kernels do: set games up (the values are seeds) or step them
+#: (the values are actions).
+SETUP = 0
+STEP = 1
+
+
+@kernel
+def one_game(rec, tb, P, max_turns, op, value):
+    """The kernel of a batch of one game (the AEC env, ``core.step`` and ``core.init`` of one game):
+    op SETUP sets the game up with seed ``value``; op STEP checks action ``value``, then applies
+    it (the rewards are zeroed first); either then advances the game. Returns (status, current
+    player, phase, command number, turn, active player, over): status OK, 0 (an illegal action:
+    nothing changed) or ENGINE_BUG. (One kernel for both: numba compiles each kernel with the
+    whole engine it calls.)"""
     r = rec[0]
     t = tb[0]
-    for p in range(P):
-        r.rewards[p] = 0.0
-    if _over(r):
-        return OK
-    if not _legal(r, a):
-        return 0
-    return step_game(r, t, P, max_turns, a)
+    status = OK
+    go = True
+    if op == SETUP:
+        setup_game(r, t, P, value)
+    else:
+        for p in range(P):
+            r.rewards[p] = 0.0
+        if _over(r):
+            go = False
+        elif not _legal(r, value):
+            status = 0
+            go = False
+        else:
+            apply_decision(r, t, P, r.phase, value)
+    if go:
+        status = advance(r, t, P, max_turns)
+    return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
 
 
 @jit
@@ -264,7 +296,7 @@ def _check_batch(rec, games, acts):
     return OK
 
 
-@jit
+@kernel
 def step_batch(rec, tb, P, max_turns, games, acts):
     """``core.step``: check every action first (nothing changes if one is illegal: the position of
     the first illegal one is returned), zero the rewards, then step the unfinished games."""
@@ -301,13 +333,13 @@ def step_batch_parallel(rec, tb, P, max_turns, games, acts):
     return ENGINE_BUG if bugs else OK
 
 
-@jit
+@kernel
 def setup_batch(rec, tb, P, max_turns, seeds):
     """Set up every game of fresh records with its seed."""
     t = tb[0]
     status = OK
     for b in range(rec.shape[0]):
-        if setup_game(rec[b], t, P, max_turns, seeds[b]) == ENGINE_BUG:
+        if setup_and_advance(rec[b], t, P, max_turns, seeds[b]) == ENGINE_BUG:
             status = ENGINE_BUG
     return status
 
@@ -316,19 +348,24 @@ def setup_batch(rec, tb, P, max_turns, seeds):
 def setup_batch_parallel(rec, tb, P, max_turns, seeds):
     bugs = 0
     for b in prange(rec.shape[0]):
-        if setup_game(rec[b], tb[0], P, max_turns, seeds[b]) == ENGINE_BUG:
+        if setup_and_advance(rec[b], tb[0], P, max_turns, seeds[b]) == ENGINE_BUG:
             bugs += 1
     return ENGINE_BUG if bugs else OK
 
 
-@jit
+
+#: The name of an earlier version (the one-game step).
+step_one = one_game
+
+
+@kernel
 def refresh_batch(rec, tb, P, max_turns, games):
     t = tb[0]
     for i in range(games.shape[0]):
         refresh_game(rec[games[i]], t, P, max_turns)
 
 
-@jit
+@kernel
 def observe_batch(rec, tb, P, max_turns, games, players, out):
     """Observations of players[i] in games[i] into ``out`` (n, OBS_DIM), which is zero."""
     t = tb[0]
@@ -342,7 +379,7 @@ def observe_batch_parallel(rec, tb, P, max_turns, games, players, out):
         observe_one(rec[games[i]], tb[0], P, max_turns, players[i], out[i])
 
 
-@jit
+@kernel
 def observe_one_game(rec, tb, P, max_turns, player):
     """The observation of ``player`` in a batch of one game (a fresh (1, OBS_DIM) array)."""
     out = np.zeros((1, OBS_DIM), dtype=np.float32)
@@ -350,7 +387,7 @@ def observe_one_game(rec, tb, P, max_turns, player):
     return out
 
 
-@jit
+@kernel
 def scores_batch(rec, P, games, out):
     """Final scores (R7.3) of games[i] into out (n, P)."""
     for i in range(games.shape[0]):
@@ -359,20 +396,10 @@ def scores_batch(rec, P, games, out):
             out[i, p] = final_score(r, p)
 
 
-# ---- the AEC env's one-game calls: everything its bookkeeping needs in one call --------------
+# ---- the AEC env's observation: everything its bookkeeping needs in one call (its step is ``one_game``)
 
 
-@jit
-def aec_step(rec, tb, P, max_turns, a):
-    """Check and apply action ``a`` of game 0, then advance it. Returns (status, current player,
-    phase, command number, turn, active player, over): status OK, 0 (illegal: nothing changed)
-    or ENGINE_BUG."""
-    r = rec[0]
-    status = step_one(rec, tb, P, max_turns, a)
-    return status, r.current_player, r.phase, r.command_number, r.turn, r.active_player, _over(r)
-
-
-@jit
+@kernel
 def aec_observe(rec, tb, P, max_turns, player, with_mask):
     """Player ``player``'s observation of game 0 (OBS_DIM,) and its action mask (44,) int8: the legal
     actions if ``with_mask`` (the player must act now), else zeros."""
