@@ -274,7 +274,7 @@ def step_game(state: State, game: int, action: int) -> StepReport:
     if not 0 <= action < NUM_ACTIONS:
         return _report(state, game, False)
     if state.backend == "numba":
-        return StepReport(*_nb().step_game(state, game, action))
+        return _new_report(StepReport, _nb().step_game(state, game, action))
     if state.terminated[game] or state.truncated[game]:  # ignored, as ``step`` ignores actions of finished games
         state.rewards[game] = 0.0  # (and, as in ``step``, a finished game's rewards are 0 in every later step)
         return _report(state, game, True)
@@ -284,6 +284,9 @@ def step_game(state: State, game: int, action: int) -> StepReport:
     state.rewards[g] = 0.0
     np_engine.step(state, g, np.array([action], dtype=np.int64))
     return _report(state, game, True)
+
+
+_new_report = tuple.__new__  # a StepReport from a tuple without namedtuple's Python-level __new__ (the AEC env's hot path)
 
 
 def _report(state: State, game: int, legal: bool) -> StepReport:
