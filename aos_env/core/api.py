@@ -265,6 +265,9 @@ def step_game(state: State, game: int, action: int) -> StepReport:
     ``legal=False`` (``describe_illegal`` says why); a finished game ignores the action, as in ``step``,
     and reports ``over``. Same games as
     ``step(state, [action], games=[game])``, with less bookkeeping per call."""
+    if (type(state) is State and type(game) is int and type(action) is int and 0 <= game < state._batch
+            and 0 <= action < NUM_ACTIONS and state.backend == "numba"):  # the AEC env's every call: one test
+        return _new_report(StepReport, (_NB or _nb()).step_game(state, game, action))
     if type(state) is not State:
         _check_state(state)
     if type(game) is not int or not 0 <= game < state._batch:
@@ -298,6 +301,9 @@ def _report(state: State, game: int, legal: bool) -> StepReport:
 def observe_game(state: State, game: int, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``player``'s observation of game ``game`` (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,)
     int8: the legal actions if ``acting`` (the player must choose now), else zeros."""
+    if (type(state) is State and type(game) is int and type(player) is int and 0 <= game < state._batch
+            and 0 <= player < state.num_players and state.backend == "numba"):  # the AEC env's every call
+        return (_NB or _nb()).observe_game(state, game, player, acting is True or bool(acting))
     if type(state) is not State:
         _check_state(state)
     if type(game) is not int or not 0 <= game < state._batch:

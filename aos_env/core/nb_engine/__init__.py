@@ -86,21 +86,29 @@ def try_step_one(state: State, action: int) -> bool:
     return status == _k.OK
 
 
+_OK, _STEP = _k.OK, _k.STEP  # module constants, read on every one-game step
+
+
 def step_game(state: State, game: int, action: int) -> tuple:
     """``core.step_game``: (legal, current player, phase, command number, turn, active player, over)
     of game ``game`` after ``action`` (illegal: nothing changed). The one-game kernel (engine.one_game)
     steps the first record it is given: game ``game``'s own record, a view, for a batch of more than one."""
     rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    out = _k.one_game(rec, _tb(state), state.num_players, state.max_turns, _k.STEP, action)
-    if out[0] == _k.ENGINE_BUG:
+    out = _k.one_game(rec, state._tables if state._tables is not None else _tb(state), state.num_players,
+                      state.max_turns, _STEP, action)
+    status = out[0]
+    if status == _OK:
+        return (True,) + out[1:]
+    if status == _k.ENGINE_BUG:
         raise _bug()
-    return (out[0] == _k.OK, *out[1:])
+    return (False,) + out[1:]
 
 
 def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
     """``core.observe_game``: (observation (OBS_DIM,), action mask (44,) int8) of ``player`` in game ``game``."""
     rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    return _k.aec_observe(rec, _tb(state), state.num_players, state.max_turns, player, acting)
+    return _k.aec_observe(rec, state._tables if state._tables is not None else _tb(state), state.num_players,
+                          state.max_turns, player, acting)
 
 
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
