@@ -108,3 +108,57 @@ def test_resolve_backend(monkeypatch) -> None:
     assert core.resolve_backend() == "numba"
     with pytest.raises(ValueError, match="backend"):
         core.resolve_backend("jax")
+
+
+# ---- core.game_handle: the same calls with the state and the game checked once ---------------------
+
+import copy  # noqa: E402
+import pickle  # noqa: E402
+
+
+@pytest.mark.parametrize("batch, game", [(1, 0), (4, 2)])
+def test_a_handle_plays_the_games_of_step_game(batch: int, game: int) -> None:
+    by_handle, by_call = core.init(batch, 3, seed=8), core.init(batch, 3, seed=8)
+    handle = core.game_handle(by_handle, game)
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        if by_call.terminated[game] or by_call.truncated[game]:
+            break
+        a = int(rng.choice(np.flatnonzero(by_call.legal_action_mask[game])))
+        assert handle.step(a) == core.step_game(by_call, game, a)
+        assert _same(_arrays(by_handle), _arrays(by_call))
+        p = int(rng.integers(3))
+        for acting in (True, False):
+            obs, mask = handle.observe(p, acting)
+            want_obs, want_mask = core.observe_game(by_call, game, p, acting)
+            assert np.array_equal(obs, want_obs) and np.array_equal(mask, want_mask)
+    illegal = int(np.flatnonzero(~by_call.legal_action_mask[game])[0]) if (~by_call.legal_action_mask[game]).any() else 0
+    assert handle.step(illegal) == core.step_game(by_call, game, illegal)
+
+
+def test_a_handle_refuses_what_the_calls_refuse() -> None:
+    state = core.init(2, 2, seed=3)
+    with pytest.raises(ValueError, match="game"):
+        core.game_handle(state, 2)
+    with pytest.raises(TypeError, match="core.State"):
+        core.game_handle("state", 0)
+    handle = core.game_handle(state, 1)
+    before = _arrays(state)
+    for call, words in ((lambda: handle.step(1.5), "action"), (lambda: handle.observe(2), "player"),
+                        (lambda: handle.observe(-1), "player")):
+        with pytest.raises(ValueError, match=words):
+            call()
+    assert not handle.step(core.NUM_ACTIONS).legal and not handle.step(-3).legal
+    assert _same(before, _arrays(state))
+
+
+def test_a_copy_of_a_handle_plays_on_the_copy_of_its_state() -> None:
+    state = core.init(2, 2, seed=4)
+    handle = core.game_handle(state, 1)
+    for twin in (copy.deepcopy(handle), pickle.loads(pickle.dumps(handle))):
+        assert twin.state is not state and twin.game == 1
+        a = int(np.flatnonzero(twin.state.legal_action_mask[1])[0])
+        before = _arrays(state)
+        assert twin.step(a).legal
+        assert _same(before, _arrays(state)), "the copy stepped the original"
+        assert not _same(_arrays(twin.state), before)

@@ -13,8 +13,8 @@ Two engines play exactly the same games: ``nb_engine`` (compiled with numba, the
 """
 
 from .api import (
-    BACKEND_ENV, PEAK_BYTES_PER_GAME, StepReport, default_backend, describe_illegal, final_scores, global_state, init,
-    observe, observe_game, refresh, reset, resolve_backend, score_lead, step, step_game, truncate, winners,
+    BACKEND_ENV, PEAK_BYTES_PER_GAME, GameHandle, StepReport, default_backend, describe_illegal, final_scores, global_state, init,
+    game_handle, observe, observe_game, refresh, reset, resolve_backend, score_lead, step, step_game, truncate, winners,
 )
 from .constants import (
     ACT, ACTION_NAMES, DEFAULT_MAX_TURNS, MANA_BLACK, MANA_BLUE, MANA_GREEN, MANA_RED, MANA_YELLOW, NO,
@@ -25,7 +25,7 @@ from .phases import NUM_DECISION_PHASES, OBS_PHASES, PHASES, Phase
 from .state import BACKENDS, FIELD_NAMES, PUBLIC_FIELDS, State, bytes_per_game
 
 __all__ = [
-    "init", "step", "observe", "step_game", "observe_game", "StepReport", "resolve_backend", "refresh", "reset", "final_scores", "winners", "score_lead", "truncate", "State",
+    "init", "step", "observe", "step_game", "observe_game", "StepReport", "game_handle", "GameHandle", "resolve_backend", "refresh", "reset", "final_scores", "winners", "score_lead", "truncate", "State",
     "Phase", "PHASES", "OBS_PHASES", "NUM_ACTIONS", "ACTION_NAMES", "DEFAULT_MAX_TURNS", "describe_illegal", "ACT",
     "MANA_BLACK", "MANA_GREEN", "MANA_RED", "MANA_YELLOW", "MANA_BLUE", "STONE", "OPTION_A", "OPTION_B", "YES",
     "NO", "TARGET_1", "TARGET_2", "TARGET_3", "NUM_DECISION_PHASES", "OBS_DIM", "OBS_VERSION", "obs_slices",

@@ -318,6 +318,49 @@ def observe_game(state: State, game: int, player: int, acting: bool = True) -> t
     return observe(state, player, games=np.array([game]))[0], mask
 
 
+class GameHandle:
+    """One game of a state, stepped and observed with the state and the game checked once:
+    ``core.game_handle(state, game)``. ``step(action)`` and ``observe(player, acting=True)`` are
+    ``step_game`` and ``observe_game`` for that game, with the same results and errors; a caller
+    that makes many calls on one game (the AEC env) pays the checks once. It stays valid as long
+    as the state does (``reset`` and ``step`` of the state's other games included). A copy or a
+    pickle of it is a handle on the copy of its state."""
+
+    __slots__ = ("state", "game", "_step", "_observe")
+
+    def __init__(self, state: State, game: int = 0) -> None:
+        state = _check_state(state)
+        self.state, self.game = state, _check_game(state, game)
+        if state.backend == "numba":
+            self._step, self._observe = _nb().game_calls(state, self.game, StepReport)
+        else:
+            self._step = self._observe = None
+
+    def step(self, action: int) -> StepReport:
+        """``step_game(state, game, action)``."""
+        if self._step is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
+            return step_game(self.state, self.game, action)
+        return self._step(action)
+
+    def observe(self, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """``observe_game(state, game, player, acting)``."""
+        if self._observe is None or type(player) is not int or not 0 <= player < self.state.num_players:
+            return observe_game(self.state, self.game, player, acting)
+        return self._observe(player, acting is True or bool(acting))
+
+    def __reduce__(self):
+        return GameHandle, (self.state, self.game)
+
+    def __repr__(self) -> str:
+        return f"GameHandle(game {self.game} of a {self.state.batch_size}-game {self.state.backend} state)"
+
+
+def game_handle(state: State, game: int = 0) -> GameHandle:
+    """A ``GameHandle`` on game ``game`` of ``state``: its ``step`` and ``observe`` are ``step_game``
+    and ``observe_game`` with the state and the game checked once, here."""
+    return GameHandle(state, game)
+
+
 def _check_player(state: State, player, n: int, name: str = "player") -> np.ndarray:
     """``player`` (an int or an (n,) integer array of seats 0..P-1) as an int64 array of shape (n,)."""
     return checks.check_seats(name, player, n, state.num_players)

@@ -129,6 +129,7 @@ class raw_env(AECEnv):
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = state_box(self.cards, self.max_turns)
         self._game: core.State | None = None
+        self._handle: core.GameHandle | None = None  # the one-game calls on self._game
         self._rng = np.random.default_rng()
 
     # -- PettingZoo API ------------------------------------------------------------
@@ -158,6 +159,7 @@ class raw_env(AECEnv):
     def _begin(self, game: core.State) -> None:
         """Play ``game`` from here: fresh rewards, terminations and infos for every agent."""
         self._game = game
+        self._handle = core.game_handle(game, 0)  # core.step_game / observe_game, checked once
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -177,7 +179,7 @@ class raw_env(AECEnv):
             p = self.agent_name_mapping[self._agent(agent)]
         game = self._require_game()
         acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
-        obs, mask = core.observe_game(game, 0, p, acting)
+        obs, mask = self._handle.observe(p, acting)
         return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
@@ -200,7 +202,7 @@ class raw_env(AECEnv):
         a = _action_id(action, agent)
         if not 0 <= a < core.NUM_ACTIONS:
             self._illegal(agent, a)
-        legal, cur, phase, cmd, turn, active, over = core.step_game(game, 0, a)
+        legal, cur, phase, cmd, turn, active, over = self._handle.step(a)
         if not legal:
             self._illegal(agent, a)
         if self._replay is not None:

@@ -111,6 +111,28 @@ def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np
                           state.max_turns, player, acting)
 
 
+def game_calls(state: State, game: int, report: type) -> tuple:
+    """(step(action), observe(player, acting)) of game ``game``, for ``core.GameHandle``: the record,
+    the tables and the sizes bound once; ``report`` is the tuple type ``step`` returns (StepReport)."""
+    rec = state.records if state._batch == 1 else state.records[game:game + 1]
+    tb, P, max_turns = _tb(state), state.num_players, state.max_turns
+    one, observe_kernel, new = _k.one_game, _k.aec_observe, tuple.__new__
+
+    def step(action: int) -> tuple:
+        out = one(rec, tb, P, max_turns, _STEP, action)
+        status = out[0]
+        if status == _OK:
+            return new(report, (True,) + out[1:])
+        if status == _k.ENGINE_BUG:
+            raise _bug()
+        return new(report, (False,) + out[1:])
+
+    def observe(player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
+        return observe_kernel(rec, tb, P, max_turns, player, acting)
+
+    return step, observe
+
+
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
     """(n, OBS_DIM) float32 observations of ``player[i]`` in games ``games`` (default: all)."""
     B = state.batch_size
@@ -144,6 +166,6 @@ def refresh_turn_start(state: State, live: np.ndarray) -> None:
                      np.ascontiguousarray(live, dtype=np.int64))
 
 
-__all__ = ["setup", "try_step", "try_step_one", "step_game", "observe_game", "observe", "observe_one",
+__all__ = ["setup", "try_step", "try_step_one", "step_game", "observe_game", "game_calls", "observe", "observe_one",
            "final_scores",
            "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]
