@@ -326,27 +326,33 @@ class GameHandle:
     as the state does (``reset`` and ``step`` of the state's other games included). A copy or a
     pickle of it is a handle on the copy of its state."""
 
-    __slots__ = ("state", "game", "_step", "_observe")
+    __slots__ = ("state", "game", "_kernels", "_args")
 
     def __init__(self, state: State, game: int = 0) -> None:
         state = _check_state(state)
         self.state, self.game = state, _check_game(state, game)
-        if state.backend == "numba":
-            self._step, self._observe = _nb().game_calls(state, self.game, StepReport)
-        else:
-            self._step = self._observe = None
+        # the compiled engine's one-game kernels and the arguments they take, bound once
+        self._kernels, self._args = _nb().game_calls(state, self.game) if state.backend == "numba" else (None, None)
 
     def step(self, action: int) -> StepReport:
         """``step_game(state, game, action)``."""
-        if self._step is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
+        if self._kernels is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
             return step_game(self.state, self.game, action)
-        return self._step(action)
+        rec, tb, P, max_turns = self._args
+        out = self._kernels[0](rec, tb, P, max_turns, self._kernels[2], action)
+        status = out[0]
+        if status == self._kernels[3]:  # OK
+            return _new_report(StepReport, (True,) + out[1:])
+        if status == 0:  # illegal: nothing changed
+            return _new_report(StepReport, (False,) + out[1:])
+        raise _nb()._bug()  # ENGINE_BUG: a decision with no legal action
 
     def observe(self, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
         """``observe_game(state, game, player, acting)``."""
-        if self._observe is None or type(player) is not int or not 0 <= player < self.state.num_players:
+        if self._kernels is None or type(player) is not int or not 0 <= player < self.state.num_players:
             return observe_game(self.state, self.game, player, acting)
-        return self._observe(player, acting is True or bool(acting))
+        rec, tb, P, max_turns = self._args
+        return self._kernels[1](rec, tb, P, max_turns, player, acting is True or bool(acting))
 
     def __reduce__(self):
         return GameHandle, (self.state, self.game)

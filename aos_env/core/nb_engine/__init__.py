@@ -111,26 +111,12 @@ def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np
                           state.max_turns, player, acting)
 
 
-def game_calls(state: State, game: int, report: type) -> tuple:
-    """(step(action), observe(player, acting)) of game ``game``, for ``core.GameHandle``: the record,
-    the tables and the sizes bound once; ``report`` is the tuple type ``step`` returns (StepReport)."""
+def game_calls(state: State, game: int) -> tuple[tuple, tuple]:
+    """For ``core.GameHandle``: the one-game kernels (step: ``engine.one_game``, observe:
+    ``engine.aec_observe``, the STEP op, the OK status) and their first arguments (game ``game``'s
+    record, the card tables, the player count, the turn limit), bound once."""
     rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    tb, P, max_turns = _tb(state), state.num_players, state.max_turns
-    one, observe_kernel, new = _k.one_game, _k.aec_observe, tuple.__new__
-
-    def step(action: int) -> tuple:
-        out = one(rec, tb, P, max_turns, _STEP, action)
-        status = out[0]
-        if status == _OK:
-            return new(report, (True,) + out[1:])
-        if status == _k.ENGINE_BUG:
-            raise _bug()
-        return new(report, (False,) + out[1:])
-
-    def observe(player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
-        return observe_kernel(rec, tb, P, max_turns, player, acting)
-
-    return step, observe
+    return (_k.one_game, _k.aec_observe, _STEP, _OK), (rec, _tb(state), state.num_players, state.max_turns)
 
 
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
