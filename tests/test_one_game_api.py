@@ -53,7 +53,8 @@ def test_an_illegal_action_changes_nothing() -> None:
         rep = core.step_game(state, 1, a)
         assert not rep.legal and rep.current_player == int(state.current_player[1])
         assert _same(before, _arrays(state))
-    assert "not legal" in core.describe_illegal(state, 1, illegal) or core.describe_illegal(state, 1, illegal)
+    assert f"game 1: action {illegal} " in core.describe_illegal(state, 1, illegal)
+    assert "is not legal" in core.describe_illegal(state, 1, illegal)
 
 
 def test_a_finished_game_ignores_the_action_as_step_does() -> None:
