@@ -447,3 +447,20 @@ def greedy_actions(obs, mask, tables, out):
             s[a] = 0.0
         score_phase(_PHASE_AT[_argmax(o, _PHASE, _NUM_PHASES)], o, t, w, s)
         out[i] = best_legal(s, mask[i])
+
+
+def warm() -> None:
+    """Compile (or load) the kernel by letting the greedy agent play a few batched decisions
+    (``python -m aos_env.core.prebuild OUT --also agents._greedy_kernel``, what ``pip install`` runs)."""
+    from aos_env import core
+
+    from .greedy import GreedyAgent
+
+    agent = GreedyAgent(seed=0)
+    state = core.init(4, 2, seed=0, backend="numba")
+    for _ in range(20):
+        live = np.flatnonzero(~(state.terminated | state.truncated))
+        if live.size == 0:
+            break
+        obs = core.observe(state, state.current_player[live], live)
+        core.step(state, agent.act_batch(obs, state.legal_action_mask[live]), live)

@@ -131,8 +131,9 @@ def main(argv: list[str] | None = None) -> dict:
             f"env share {res['training']['env_share']:.1%}")
     if not args.skip_compile:
         res["compile"] = compile_time.compile_times()
-        log(f"compile: cold {res['compile']['cold']['total_s']:.1f} s, warm {res['compile']['warm']['total_s']:.2f} s "
-            "(fresh process to its first step)")
+        log(f"compile: cold {res['compile']['cold']['total_s']:.1f} s (as installed), "
+            f"{res['compile']['cold_without_prebuilt']['total_s']:.1f} s (no prebuilt cache), "
+            f"warm {res['compile']['warm']['total_s']:.2f} s (fresh process to its first step)")
     if not args.skip_peers:
         for name in PZ_PEERS:
             try:
@@ -200,8 +201,11 @@ def format_table(res: dict) -> str:
         lines.append(f"MaskablePPO ({t['timesteps']:,} steps): the env takes {t['env_share']:.1%} of the wall time.")
     if "compile" in res:
         c = res["compile"]
-        lines.append(f"Compiled engine, a fresh process to its first step: cold (empty cache) {c['cold']['total_s']:.1f} s, "
-                     f"warm {c['warm']['total_s']:.2f} s (of which importing aos_env {c['warm']['import_s']:.2f} s).")
+        lines.append(f"Compiled engine, a fresh process to its first step: cold (an empty cache, filled from "
+                     f"{'the prebuilt cache' if c.get('prebuilt') else 'nothing: this install has no prebuilt cache'}) "
+                     f"{c['cold']['total_s']:.1f} s, cold without the prebuilt cache "
+                     f"{c['cold_without_prebuilt']['total_s']:.1f} s, warm {c['warm']['total_s']:.2f} s "
+                     f"(of which importing aos_env {c['warm']['import_s']:.2f} s).")
     return "\n".join(lines)
 
 

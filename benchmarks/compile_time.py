@@ -7,6 +7,11 @@ fresh process, the cache filled), for the two first uses that matter:
 - ``batch_4096``: ``core.init`` of 4,096 games, one ``core.step`` of all of them, one
   ``core.observe`` (the serial batch kernel: below ``AOS_PARALLEL_MIN_GAMES``).
 
+Cold is measured twice: as installed (``pip install`` compiles the kernels ahead of time into
+``aos_env/_prebuilt``, and an empty cache folder is filled from there) and without that prebuilt
+cache (``AOS_PREBUILT=0``: everything compiles, as after an install with ``AOS_PREBUILD=0`` or on
+a CPU the prebuilt code does not fit).
+
 Each run is a subprocess with its own cache folder (``NUMBA_CACHE_DIR``, a new temporary folder
 per path), so imports and the cache are measured as a user meets them: CPU seconds of the whole
 process (``getrusage`` of the child: the figure to compare on a shared machine) and wall seconds.
@@ -23,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from aos_env.core import _numba
 
 _PRELUDE = """
 import json, time
@@ -57,9 +64,13 @@ print(json.dumps({"import_s": t1 - t0, "first_step_s": t2 - t1, "total_s": t2 - 
 PATHS = tuple(_STEPS)
 
 
-def _run(path: str, cache_dir: str) -> dict:
+def _run(path: str, cache_dir: str, prebuilt: bool = True) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
     env.pop("AOS_BACKEND", None)
+    if prebuilt:
+        env.pop(_numba.PREBUILT_ENV, None)  # the package's own prebuilt cache, as installed
+    else:
+        env[_numba.PREBUILT_ENV] = "0"
     code = _PRELUDE + _STEPS[path] + _REPORT
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
@@ -73,26 +84,43 @@ def _run(path: str, cache_dir: str) -> dict:
     return res
 
 
+def prebuilt_present() -> bool:
+    """Whether this install has a prebuilt cache for the engine's current sources."""
+    from aos_env.core.nb_engine import _jit
+
+    root = _numba.prebuilt_root()
+    return bool(root) and (root / f"numba-{_jit.TAG}").is_dir()
+
+
 def compile_times(warm_runs: int = 3, paths=("aec",)) -> dict:
-    """For each path, cold: a new cache folder; warm: the same folder again (the median of
-    ``warm_runs`` by process CPU). ``cold`` and ``warm`` at the top are the first path's."""
-    out: dict = {"paths": {}}
+    """For each path, cold: a new cache folder, as installed (``cold``: the prebuilt cache, if this
+    install has one) and without the prebuilt cache (``cold_without_prebuilt``); warm: the same
+    folder again (the median of ``warm_runs`` by process CPU). ``cold``, ``cold_without_prebuilt``
+    and ``warm`` at the top are the first path's."""
+    out: dict = {"paths": {}, "prebuilt": prebuilt_present()}
     for path in paths:
         with tempfile.TemporaryDirectory(prefix="aos-numba-") as d:
             cold = _run(path, d)
             warm = sorted((_run(path, d) for _ in range(warm_runs)), key=lambda r: r["process_cpu_s"])
-        out["paths"][path] = {"cold": cold, "warm": warm[len(warm) // 2], "warm_runs": warm}
+        with tempfile.TemporaryDirectory(prefix="aos-numba-") as d:
+            bare = _run(path, d, prebuilt=False)
+        out["paths"][path] = {"cold": cold, "cold_without_prebuilt": bare, "warm": warm[len(warm) // 2],
+                              "warm_runs": warm}
     first = out["paths"][paths[0]]
-    out["cold"], out["warm"] = first["cold"], first["warm"]
+    out["cold"], out["cold_without_prebuilt"], out["warm"] = first["cold"], first["cold_without_prebuilt"], first["warm"]
     return out
 
 
 def table(res: dict) -> str:
-    lines = ["| first use | cold CPU s | cold wall s | warm CPU s | warm wall s |", "|---|---|---|---|---|"]
+    lines = ["| first use | cold, as installed: CPU s | wall s | cold, no prebuilt cache: CPU s | wall s | "
+             "warm: CPU s | wall s |", "|---|---|---|---|---|---|---|"]
     for path, r in res["paths"].items():
-        c, w = r["cold"], r["warm"]
-        lines.append(f"| {path} | {c['process_cpu_s']:.1f} | {c['process_s']:.1f} | {w['process_cpu_s']:.2f} | "
-                     f"{w['process_s']:.2f} |")
+        c, b, w = r["cold"], r["cold_without_prebuilt"], r["warm"]
+        lines.append(f"| {path} | {c['process_cpu_s']:.1f} | {c['process_s']:.1f} | {b['process_cpu_s']:.1f} | "
+                     f"{b['process_s']:.1f} | {w['process_cpu_s']:.2f} | {w['process_s']:.2f} |")
+    if not res.get("prebuilt"):
+        lines.append("\n(this install has no prebuilt cache: cold as installed compiles everything too; "
+                     "pip install -e . builds it)")
     return "\n".join(lines)
 
 
@@ -108,9 +136,12 @@ def main(argv=None) -> None:
         p.error(f"--paths takes {', '.join(PATHS)}; --warm-runs at least 1")
     res = compile_times(args.warm_runs, paths)
     print(json.dumps(res, indent=2) if args.json else table(res))
+    if args.json:
+        return  # the notices are in the JSON ("notice"): stdout stays one JSON document
     for path, r in res["paths"].items():
-        if r["cold"]["notice"]:
-            print(f"{path}, cold: {r['cold']['notice']}")
+        for kind in ("cold", "cold_without_prebuilt"):
+            if r[kind]["notice"]:
+                print(f"{path}, {kind.replace('_', ' ')}: {r[kind]['notice']}")
 
 
 if __name__ == "__main__":

@@ -96,7 +96,8 @@ def test_uncached_says_so(notice) -> None:
 
 
 def _first_use(cache: str, **env: str) -> subprocess.CompletedProcess:
-    full = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=cache, **env)
+    # AOS_PREBUILT=0: no prebuilt cache (pip install's), so an empty folder really compiles
+    full = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=cache, **{_numba.PREBUILT_ENV: "0"}, **env)
     for name in ("AOS_BACKEND", _numba.QUIET_ENV):
         full.pop(name, None)
     code = "from aos_env import core; core.init(1, 2, seed=0, backend='numba')"

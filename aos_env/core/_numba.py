@@ -109,13 +109,72 @@ def register(files: Iterable[str | Path], folder: str, tag: str) -> None:
 
 
 def cacheable(folder: str) -> bool:
-    """Whether ``folder`` can be created and written (else our functions compile uncached)."""
+    """Whether ``folder`` can be created and written (else our functions compile uncached). A
+    folder with no cache in it yet is first filled from the prebuilt cache (``seed``)."""
     try:
         os.makedirs(folder, exist_ok=True)
         tempfile.TemporaryFile(dir=folder).close()
     except OSError:
         return False
+    seed(folder)
     return True
+
+
+# ---- the prebuilt cache --------------------------------------------------------------------------
+# Compiling the engine from nothing takes half a minute or more. ``pip install`` (the build step in
+# setup.py, ``python -m aos_env.core.prebuild``) compiles the kernels once and ships their cache
+# files in the package, under ``aos_env/_prebuilt/<name>-<tag>/``. A cache folder that is still
+# empty is filled from there, so the first process after install loads machine code instead of
+# compiling it. numba checks every file it loads (its version, the CPU, the function's bytecode,
+# our sources tag): a prebuilt file that does not fit this machine is ignored and the function
+# compiles as it would have without it.
+
+#: ``$AOS_PREBUILT``: unset, the package's own prebuilt cache; ``0``, none; else a folder to use.
+PREBUILT_ENV = "AOS_PREBUILT"
+#: Suffix of numba's index files; a cache folder holding one is not empty.
+INDEX_SUFFIX = ".nbi"
+
+
+def prebuilt_root() -> Path | None:
+    """The folder of prebuilt caches in use (see above), or None."""
+    chosen = os.environ.get(PREBUILT_ENV, "")
+    if chosen == "0":
+        return None
+    return Path(chosen) if chosen else Path(__file__).resolve().parents[1] / "_prebuilt"
+
+
+def seed(folder: str) -> int:
+    """Fill the cache folder ``folder`` (``cache_folder``'s ``[aos_env-]<name>-<tag>``) from the
+    prebuilt cache of the same name and tag if it holds no index yet; returns the files copied.
+    Each file is written under a temporary name and renamed into place, so processes that start
+    together (Ray runners, test workers) never read half a file."""
+    root = prebuilt_root()
+    if root is None:
+        return 0
+    name = os.path.basename(os.path.normpath(folder)).removeprefix("aos_env-")
+    source = root / name
+    try:
+        if not source.is_dir() or any(f.endswith(INDEX_SUFFIX) for f in os.listdir(folder)):
+            return 0
+        copied = 0
+        # the data files first, then the indexes that name them
+        for f in sorted(source.iterdir(), key=lambda f: (f.name.endswith(INDEX_SUFFIX), f.name)):
+            target = os.path.join(folder, f.name)
+            if not f.is_file() or os.path.exists(target):
+                continue
+            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".seed-")
+            try:
+                with os.fdopen(fd, "wb") as out:
+                    out.write(f.read_bytes())
+                os.replace(tmp, target)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+            copied += 1
+        return copied
+    except OSError:
+        return 0  # an unreadable prebuilt cache is no cache: the functions compile
 
 
 def launch_threads() -> None:
