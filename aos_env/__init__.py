@@ -30,7 +30,7 @@ from .base.names import ENV_NAME, GYM_ENV_ID
 
 _moved.install()
 
-__version__ = "0.4.0"
+__version__ = "0.4.1"
 if GYM_ENV_ID not in _gymnasium.registry:  # a second import (importlib.reload) must not register it twice
     _gymnasium.register(
         id=GYM_ENV_ID,
