@@ -136,3 +136,15 @@ def test_a_fresh_process_with_the_prebuilt_cache_compiles_nothing(tmp_path, preb
     assert res.returncode == 0, res.stdout + res.stderr
     assert "aos_env: compiled" not in res.stderr, res.stderr
     assert any(f.endswith(_numba.INDEX_SUFFIX) for f in os.listdir(tmp_path / f"aos_env-numba-{_jit.TAG}"))
+
+
+def test_the_compile_benchmark_reports_cold_with_and_without_the_prebuilt_cache() -> None:
+    from benchmarks import compile_time
+
+    run = {"process_cpu_s": 1.25, "process_s": 1.2, "total_s": 1.0, "import_s": 0.5, "notice": None}
+    bare = dict(run, process_cpu_s=21.7, process_s=23.7)
+    res = {"prebuilt": False, "paths": {"aec": {"cold": run, "cold_without_prebuilt": bare, "warm": run}}}
+    text = compile_time.table(res)
+    assert "| aec | 1.2 | 1.2 | 21.7 | 23.7 | 1.25 | 1.20 |" in text
+    assert "no prebuilt cache" in text  # this install has none: said under the table
+    assert "has no prebuilt" not in compile_time.table(dict(res, prebuilt=True))
