@@ -33,6 +33,9 @@ def test_an_empty_folder_is_filled_from_the_prebuilt_cache(tmp_path, monkeypatch
     assert _numba.seed(str(folder)) == 2
     assert sorted(os.listdir(folder)) == ["f-1.py311.1.nbc", "f-1.py311.nbi"]
     assert (folder / "f-1.py311.nbi").read_bytes() == b"index"
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (folder / "f-1.py311.nbi").stat().st_mode & 0o777 == 0o666 & ~mask  # as a file numba writes
     # under $NUMBA_CACHE_DIR the folder is called aos_env-<name>-<tag>: the same prebuilt folder
     other = tmp_path / "numba_cache" / "aos_env-numba-abc"
     other.mkdir(parents=True)

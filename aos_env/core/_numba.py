@@ -135,6 +135,16 @@ PREBUILT_ENV = "AOS_PREBUILT"
 INDEX_SUFFIX = ".nbi"
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+#: Mode of a seeded cache file: what ``open`` gives a new file under this process's umask.
+_FILE_MODE = 0o666 & ~_umask()
+
+
 def prebuilt_root() -> Path | None:
     """The folder of prebuilt caches in use (see above), or None."""
     chosen = os.environ.get(PREBUILT_ENV, "")
@@ -166,6 +176,7 @@ def seed(folder: str) -> int:
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(f.read_bytes())
+                os.chmod(tmp, _FILE_MODE)  # as numba writes its own (mkstemp's is owner-only)
                 os.replace(tmp, target)
             except BaseException:
                 if os.path.exists(tmp):
