@@ -151,3 +151,19 @@ def test_the_compile_benchmark_reports_cold_with_and_without_the_prebuilt_cache(
     assert "| aec | 1.2 | 1.2 | 21.7 | 23.7 | 1.25 | 1.20 |" in text
     assert "no prebuilt cache" in text  # this install has none: said under the table
     assert "has no prebuilt" not in compile_time.table(dict(res, prebuilt=True))
+
+
+def test_package_discovery_leaves_the_prebuilt_cache_out(tmp_path) -> None:
+    """The prebuilt folders are data that build_kernels replaces after setuptools has found the
+    packages: found as namespace packages, an install over an older prebuilt cache failed
+    ("package directory 'aos_env/_prebuilt/numba-…' does not exist")."""
+    import tomllib
+
+    from setuptools import find_namespace_packages
+
+    find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    (tmp_path / "aos_env" / "_prebuilt" / "numba-abc").mkdir(parents=True)
+    (tmp_path / "aos_env" / "core").mkdir()
+    found = find_namespace_packages(str(tmp_path), include=find["include"], exclude=find.get("exclude", ()))
+    assert "aos_env.core" in found
+    assert not [p for p in found if p.startswith("aos_env._prebuilt")], found
