@@ -450,17 +450,10 @@ def greedy_actions(obs, mask, tables, out):
 
 
 def warm() -> None:
-    """Compile (or load) the kernel by letting the greedy agent play a few batched decisions
-    (``python -m aos_env.core.prebuild OUT --also agents._greedy_kernel``, what ``pip install`` runs)."""
-    from aos_env import core
-
+    """Compile (or load) the kernel by letting greedy play a few games in one batch, through the
+    tournament loop (``python -m aos_env.core.prebuild OUT --also agents._greedy_kernel``, what
+    ``pip install`` runs)."""
     from .greedy import GreedyAgent
+    from .matches import play_games
 
-    agent = GreedyAgent(seed=0)
-    state = core.init(4, 2, seed=0, backend="numba")
-    for _ in range(20):
-        live = np.flatnonzero(~(state.terminated | state.truncated))
-        if live.size == 0:
-            break
-        obs = core.observe(state, state.current_player[live], live)
-        core.step(state, agent.act_batch(obs, state.legal_action_mask[live]), live)
+    play_games([GreedyAgent(seed=0), GreedyAgent(seed=1)], 2, 4, seed=0, batch_size=4)

@@ -37,6 +37,8 @@ from typing import Iterable
 from numba import config
 from numba.core import caching
 
+from ..base import files
+
 #: The threading layer our parallel kernels start when nothing is chosen or loaded yet.
 THREADING_LAYER = "workqueue"
 _TAG_LENGTH = 16  # hex digits of the sources hash in a folder name
@@ -135,15 +137,6 @@ PREBUILT_ENV = "AOS_PREBUILT"
 INDEX_SUFFIX = ".nbi"
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-#: Mode of a seeded cache file: what ``open`` gives a new file under this process's umask.
-_FILE_MODE = 0o666 & ~_umask()
-
 
 def prebuilt_root() -> Path | None:
     """The folder of prebuilt caches in use (see above), or None."""
@@ -156,8 +149,9 @@ def prebuilt_root() -> Path | None:
 def seed(folder: str) -> int:
     """Fill the cache folder ``folder`` (``cache_folder``'s ``[aos_env-]<name>-<tag>``) from the
     prebuilt cache of the same name and tag if it holds no index yet; returns the files copied.
-    Each file is written under a temporary name and renamed into place, so processes that start
-    together (Ray runners, test workers) never read half a file."""
+    Each file is written under a temporary name and renamed into place (``base.files``), with the
+    mode numba's own files have, so processes that start together (Ray runners, test workers)
+    never read half a file."""
     root = prebuilt_root()
     if root is None:
         return 0
@@ -172,16 +166,7 @@ def seed(folder: str) -> int:
             target = os.path.join(folder, f.name)
             if not f.is_file() or os.path.exists(target):
                 continue
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix=".seed-")
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(f.read_bytes())
-                os.chmod(tmp, _FILE_MODE)  # as numba writes its own (mkstemp's is owner-only)
-                os.replace(tmp, target)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise
+            files.write_bytes(target, f.read_bytes())
             copied += 1
         return copied
     except OSError:

@@ -16,7 +16,7 @@ before; without a prebuilt cache everything does.
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -25,6 +25,8 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from ..base import files
 
 #: Games of the batch that ``warm`` plays (any size from 2 up to the threads' threshold compiles
 #: the same serial kernels).
@@ -74,7 +76,7 @@ def _cache_folders(home: Path) -> list[Path]:
 def build(out: Path, also: list[str], overwrite: bool = False) -> list[Path]:
     """Compile in a fresh process with an empty cache of its own (``warm``, then each of ``also``'s
     ``warm()``), and copy its cache folders into ``out``; returns them. ``out`` is replaced as a
-    whole, through a temporary folder beside it, and only with ``overwrite`` if it exists."""
+    whole (``base.files.atomic_folder``), and only with ``overwrite`` if it exists."""
     out = Path(out)
     if out.exists() and not overwrite:
         raise FileExistsError(f"{out} exists: pass --overwrite to replace it")
@@ -87,17 +89,9 @@ def build(out: Path, also: list[str], overwrite: bool = False) -> list[Path]:
         folders = _cache_folders(Path(home))
         if not folders:
             raise RuntimeError("the prebuild compiled nothing into its cache (is caching off?)")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-        try:
+        with files.atomic_folder(out) as staging:
             for f in folders:
                 shutil.copytree(f, staging / f.name)
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(staging, out)
-        except BaseException:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise
     return [out / f.name for f in folders]
 
 
@@ -119,10 +113,10 @@ def main(argv: list[str] | None = None) -> int:
             spec = None
         if spec is None:
             p.error(f"--also: no module named {m!r}")
-    if args.out.exists() and not args.overwrite:
-        p.error(f"{args.out} exists: pass --overwrite to replace it")
     try:
         folders = build(args.out, args.also, overwrite=args.overwrite)
+    except FileExistsError as e:
+        p.error(str(e))
     except subprocess.CalledProcessError as e:
         print(f"prebuild: compiling failed (exit status {e.returncode})", file=sys.stderr)
         return 1
