@@ -17,5 +17,15 @@ from .policy import PolicyAgent  # torch and sb3-contrib are imported only when 
 from .random_agent import RandomAgent
 from .registry import make_agent
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent", "GreedyAgent", "MonteCarloAgent", "PolicyAgent", "BotAgent",
-           "make_agent", "act_on_env", "act_on_state"]
+__all__ = [
+    "Agent",
+    "BaseAgent",
+    "RandomAgent",
+    "GreedyAgent",
+    "MonteCarloAgent",
+    "PolicyAgent",
+    "BotAgent",
+    "make_agent",
+    "act_on_env",
+    "act_on_state",
+]

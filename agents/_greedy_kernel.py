@@ -27,11 +27,26 @@ import numpy as np
 from numba import njit
 
 import aos_env
-from aos_env.core.cards import BONUS_VP, NUM_KINDS
 from aos_env.core import OBS_PHASES, Phase, _numba, obs_slices
+from aos_env.core.cards import BONUS_VP, NUM_KINDS
 from aos_env.core.constants import (
-    ACT, AXE, CONQUEST, MANA_0, NO, NUM_ACTIONS, NUM_COLOURS, NUM_GAME_ACTIONS, OPTION_A, OPTION_B,
-    PILGRIMAGE, RESEARCH, STONE, SWORD, TARGET_1, YES, game_action_of_number,
+    ACT,
+    AXE,
+    CONQUEST,
+    MANA_0,
+    NO,
+    NUM_ACTIONS,
+    NUM_COLOURS,
+    NUM_GAME_ACTIONS,
+    OPTION_A,
+    OPTION_B,
+    PILGRIMAGE,
+    RESEARCH,
+    STONE,
+    SWORD,
+    TARGET_1,
+    YES,
+    game_action_of_number,
 )
 from aos_env.core.obs_layout import GLOBAL_LAYOUT, SEAT_DIM, SEAT_LAYOUT
 
@@ -40,9 +55,11 @@ K = NUM_KINDS
 # ---- compiling and caching ---------------------------------------------------------------------
 
 _CORE = Path(aos_env.__file__).resolve().parent / "core"
-_SOURCES = [Path(__file__).resolve()] + [_CORE / name for name in
-                                         ("constants.py", "phases.py", "obs_layout.py", "_numba.py")] + \
-    [_CORE / "cards.py"]
+_SOURCES = (
+    [Path(__file__).resolve()]
+    + [_CORE / name for name in ("constants.py", "phases.py", "obs_layout.py", "_numba.py")]
+    + [_CORE / "cards.py"]
+)
 _TAG = _numba.sources_tag(_SOURCES)
 CACHE_DIR = _numba.cache_folder("greedy", _TAG)
 _numba.register([Path(__file__).resolve()], CACHE_DIR, _TAG)
@@ -75,9 +92,14 @@ TABLE_DTYPE = np.dtype([(name, dtype, shape) for name, dtype, shape in TABLES], 
 def greedy_tables(cards, value: np.ndarray, hold_value: np.ndarray, action_base: np.ndarray) -> np.ndarray:
     """The one-record array of tables the kernel reads, for a card set and its values."""
     parts = {
-        "number": cards.number, "colour": cards.colour, "cost": cards.cost,
-        "axes_swords": cards.icons[:, AXE] + cards.icons[:, SWORD], "vp_bonus": cards.action_bonus[:, :, BONUS_VP],
-        "value": value, "hold_value": hold_value, "action_base": action_base,
+        "number": cards.number,
+        "colour": cards.colour,
+        "cost": cards.cost,
+        "axes_swords": cards.icons[:, AXE] + cards.icons[:, SWORD],
+        "vp_bonus": cards.action_bonus[:, :, BONUS_VP],
+        "value": value,
+        "hold_value": hold_value,
+        "action_base": action_base,
         "action_of_number": game_action_of_number(np.arange(32)),
     }
     tb = np.zeros(1, dtype=TABLE_DTYPE)
@@ -92,9 +114,15 @@ def greedy_tables(cards, value: np.ndarray, hold_value: np.ndarray, action_base:
 
 #: Scratch space of one row: each action's worth, each kind's worth in hand, spirits in play and
 #: mana beyond the hand's needs, by colour.
-SCRATCH_DTYPE = np.dtype([("per_action", np.float64, (NUM_GAME_ACTIONS,)), ("hold", np.float64, (K,)),
-                          ("spirit_colours", np.float64, (NUM_COLOURS,)), ("surplus", np.float64, (NUM_COLOURS,))],
-                         align=True)
+SCRATCH_DTYPE = np.dtype(
+    [
+        ("per_action", np.float64, (NUM_GAME_ACTIONS,)),
+        ("hold", np.float64, (K,)),
+        ("spirit_colours", np.float64, (NUM_COLOURS,)),
+        ("surplus", np.float64, (NUM_COLOURS,)),
+    ],
+    align=True,
+)
 
 # ---- the observation ---------------------------------------------------------------------------
 
@@ -300,7 +328,7 @@ def keep(o, t, w, s):
     (faith). With two cards on offer, keeping k assists the other, of number total - k's."""
     hold_worths(o, t, w)
     right = _SEAT * (_argmax(o, _NUM_PLAYERS, 3) + 1)  # the right neighbour is seat P-1
-    axes_swords = (_read(o, right + _ICONS + AXE, _ICONS_SCALE) + _read(o, right + _ICONS + SWORD, _ICONS_SCALE))
+    axes_swords = _read(o, right + _ICONS + AXE, _ICONS_SCALE) + _read(o, right + _ICONS + SWORD, _ICONS_SCALE)
     faith = _read(o, right + _FAITH, _FAITH_SCALE)
     offer_number, offer_value = 0.0, 0.0
     for k in range(K):
@@ -391,11 +419,14 @@ def score_phase(ph, o, t, w, s):
         asmodai(o, t, w, s)
     elif ph == Phase.MAIN:
         summon_or_act(o, t, w, s)
-    elif (ph == Phase.PAY or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_MANA
-          or ph == Phase.RESEARCH_FLIP):
+    elif ph == Phase.PAY or ph == Phase.NIGHTMARE_MANA or ph == Phase.SHORTAGE_MANA or ph == Phase.RESEARCH_FLIP:
         give_up_mana(o, t, w, s)
-    elif (ph == Phase.LEPRECHAUN_DISCARD or ph == Phase.NIGHTMARE_HAND or ph == Phase.SHORTAGE_HAND
-          or ph == Phase.INQUISITION_GIFT):
+    elif (
+        ph == Phase.LEPRECHAUN_DISCARD
+        or ph == Phase.NIGHTMARE_HAND
+        or ph == Phase.SHORTAGE_HAND
+        or ph == Phase.INQUISITION_GIFT
+    ):
         give_up_card(o, t, w, s)
     elif ph == Phase.PRAYER_DISCARD:
         prayer_discard(o, t, w, s)

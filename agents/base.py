@@ -64,14 +64,17 @@ def _check_inputs(obs: np.ndarray, mask: np.ndarray, state, needs_obs: bool) -> 
     batch of B games. Agents that read only the mask also take an empty (B, 0) obs."""
     A = core.NUM_ACTIONS
     if mask.ndim not in (1, 2) or mask.shape[-1] != A or mask.dtype.kind not in "biu":
-        raise ArgumentError(f"mask must be a bool array of shape ({A},) or (B, {A}), got shape {mask.shape} "
-                            f"and dtype {mask.dtype}")
+        raise ArgumentError(
+            f"mask must be a bool array of shape ({A},) or (B, {A}), got shape {mask.shape} and dtype {mask.dtype}"
+        )
     if obs.ndim != mask.ndim or (obs.ndim == 2 and obs.shape[0] != mask.shape[0]):
         raise ArgumentError(f"obs must have one row per mask row: obs has shape {obs.shape}, mask {mask.shape}")
     width_ok = obs.shape[-1] == core.OBS_DIM or (obs.shape[-1] == 0 and not needs_obs)
     if not width_ok or obs.dtype.kind not in "biuf":
-        raise ArgumentError(f"obs must be numbers of shape (..., {core.OBS_DIM}) (core.observe), got shape "
-                            f"{obs.shape} and dtype {obs.dtype}")
+        raise ArgumentError(
+            f"obs must be numbers of shape (..., {core.OBS_DIM}) (core.observe), got shape "
+            f"{obs.shape} and dtype {obs.dtype}"
+        )
     rows = mask.shape[0] if mask.ndim == 2 else 1
     if state is not None and (not isinstance(state, core.State) or state.batch_size != rows):
         got = f"a State of {state.batch_size} games" if isinstance(state, core.State) else repr(type(state))

@@ -36,7 +36,7 @@ import numpy as np
 
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_bool, check_file, format_bytes
-from aos_env.core.obs_layout import G, OLDER_VERSIONS, obs_dim_of_version, to_version
+from aos_env.core.obs_layout import OLDER_VERSIONS, G, obs_dim_of_version, to_version
 
 from .base import BaseAgent
 
@@ -156,8 +156,11 @@ _LAYER_NAME = re.compile(r"(pi|vf)_([wb])(0|[1-9][0-9]{0,5})")
 _NPY = ".npy"
 #: What a bot file's meta holds: field -> (its type, what the message says is allowed).
 _META_TYPES: dict[str, tuple[type, str]] = {
-    "format": (str, f"{FORMAT!r}"), "format_version": (int, f"{FORMAT_VERSION}"), "obs_version": (int, "an int"),
-    "obs_dim": (int, "an int"), "num_players": (int, "2, 3 or 4"),
+    "format": (str, f"{FORMAT!r}"),
+    "format_version": (int, f"{FORMAT_VERSION}"),
+    "obs_version": (int, "an int"),
+    "obs_dim": (int, "an int"),
+    "num_players": (int, "2, 3 or 4"),
     "activation": (str, " or ".join(map(repr, _ACTIVATIONS))),
 }
 
@@ -180,15 +183,18 @@ def read_bot_file(path: Path, where: str) -> tuple[dict, dict[str, np.ndarray]]:
             headers = {name: _member_header(zf, info, where) for name, info in _members(zf, where).items()}
             total = sum(h.nbytes for h in headers.values())
             if total > MAX_BOT_BYTES:
-                raise ArgumentError(f"{where}: its arrays would take {format_bytes(total)}; a bot file may hold at "
-                                    f"most {format_bytes(MAX_BOT_BYTES)} (MAX_BOT_BYTES)")
+                raise ArgumentError(
+                    f"{where}: its arrays would take {format_bytes(total)}; a bot file may hold at "
+                    f"most {format_bytes(MAX_BOT_BYTES)} (MAX_BOT_BYTES)"
+                )
             arrays = {name: _member_data(zf, zf.getinfo(name + _NPY), h, name, where) for name, h in headers.items()}
     except ArgumentError:
         raise
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
         # not a zip, truncated, a compression zipfile cannot read, an encrypted member, a header numpy cannot parse
-        raise ArgumentError(f"{where} is not a bot file (python -m agents.export writes one): "
-                            f"{type(e).__name__}: {e}") from None
+        raise ArgumentError(
+            f"{where} is not a bot file (python -m agents.export writes one): {type(e).__name__}: {e}"
+        ) from None
     if _META not in arrays:
         raise ArgumentError(f"{where} is not a bot file (python -m agents.export writes one): it has no {_META!r}")
     text = arrays.pop(_META).item()
@@ -203,14 +209,18 @@ def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
     """The members of a bot file by array name: each one a .npy file named as export names them, once."""
     infos = zf.infolist()
     if len(infos) > _MAX_MEMBERS:
-        raise ArgumentError(f"{where} holds {len(infos):,} members; a bot file holds at most {_MAX_MEMBERS} (the meta "
-                            f"and a weight and a bias for each of at most {MAX_LAYERS} layers of two networks)")
+        raise ArgumentError(
+            f"{where} holds {len(infos):,} members; a bot file holds at most {_MAX_MEMBERS} (the meta "
+            f"and a weight and a bias for each of at most {MAX_LAYERS} layers of two networks)"
+        )
     out: dict[str, zipfile.ZipInfo] = {}
     for info in infos:
         name = info.filename.removesuffix(_NPY)
         if not info.filename.endswith(_NPY) or not (name == _META or _LAYER_NAME.fullmatch(name)):
-            raise ArgumentError(f"{where}: unexpected member {info.filename[:80]!r}; a bot file holds "
-                                f"{_META}.npy and the layers pi_w0.npy, pi_b0.npy, ... (vf_w0.npy, ...)")
+            raise ArgumentError(
+                f"{where}: unexpected member {info.filename[:80]!r}; a bot file holds "
+                f"{_META}.npy and the layers pi_w0.npy, pi_b0.npy, ... (vf_w0.npy, ...)"
+            )
         if name in out:
             raise ArgumentError(f"{where}: member {info.filename!r} appears twice")
         out[name] = info
@@ -235,19 +245,26 @@ def _member_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, where: str) -> _H
     nbytes = math.prod(shape) * dtype.itemsize  # Python ints: a forged shape cannot overflow
     if name == _META:
         if dtype.kind != "U" or shape != ():
-            raise ArgumentError(f"{where}: {_META!r} must be one text (a 0-d str array), got dtype {dtype} "
-                                f"and shape {shape}")
+            raise ArgumentError(
+                f"{where}: {_META!r} must be one text (a 0-d str array), got dtype {dtype} and shape {shape}"
+            )
         if nbytes > MAX_META_BYTES:
-            raise ArgumentError(f"{where}: its meta would take {format_bytes(nbytes)}; at most "
-                                f"{format_bytes(MAX_META_BYTES)} (MAX_META_BYTES)")
+            raise ArgumentError(
+                f"{where}: its meta would take {format_bytes(nbytes)}; at most "
+                f"{format_bytes(MAX_META_BYTES)} (MAX_META_BYTES)"
+            )
     elif dtype not in WEIGHT_DTYPES:
         raise ArgumentError(f"{where}: array {name!r} has dtype {dtype}; bot weights are float16 or float32")
     if nbytes > MAX_BOT_BYTES:
-        raise ArgumentError(f"{where}: array {name!r} of shape {shape} would take {format_bytes(nbytes)}; a bot "
-                            f"file may hold at most {format_bytes(MAX_BOT_BYTES)} (MAX_BOT_BYTES)")
+        raise ArgumentError(
+            f"{where}: array {name!r} of shape {shape} would take {format_bytes(nbytes)}; a bot "
+            f"file may hold at most {format_bytes(MAX_BOT_BYTES)} (MAX_BOT_BYTES)"
+        )
     if header_bytes + nbytes > info.file_size:
-        raise ArgumentError(f"{where} is truncated: array {name!r} of shape {shape} needs {nbytes:,} bytes, the "
-                            f"member holds {max(info.file_size - header_bytes, 0):,}")
+        raise ArgumentError(
+            f"{where} is truncated: array {name!r} of shape {shape} needs {nbytes:,} bytes, the "
+            f"member holds {max(info.file_size - header_bytes, 0):,}"
+        )
     return _Header(tuple(shape), bool(fortran_order), dtype, nbytes)
 
 
@@ -284,17 +301,20 @@ def check_meta(meta: Any, where: str) -> tuple[int, int]:
         raise ArgumentError(
             f"{where} reads observations of version {version} ({dim} numbers); "
             f"this aos_env plays bots of versions {', '.join(map(str, readable))} "
-            f"({', '.join(str(obs_dim_of_version(v)) for v in readable)} numbers): train or export it again")
+            f"({', '.join(str(obs_dim_of_version(v)) for v in readable)} numbers): train or export it again"
+        )
     if meta["num_players"] not in _PLAYER_COUNTS:
         raise ArgumentError(f"{where}: meta field 'num_players' must be 2, 3 or 4, got {meta['num_players']}")
     if meta["activation"] not in _ACTIVATIONS:
-        raise ArgumentError(f"{where}: meta field 'activation' must be {_META_TYPES['activation'][1]}, "
-                            f"got {meta['activation']!r:.60}")
+        raise ArgumentError(
+            f"{where}: meta field 'activation' must be {_META_TYPES['activation'][1]}, got {meta['activation']!r:.60}"
+        )
     return version, dim
 
 
-def check_layers(arrays: dict[str, np.ndarray], prefix: str, inputs: int, outputs: int,
-                 where: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def check_layers(
+    arrays: dict[str, np.ndarray], prefix: str, inputs: int, outputs: int, where: str
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """The weights and biases of one network (``prefix`` "pi" or "vf"), checked: layers 0..n-1 each
     with a weight and a bias, shapes that chain from ``inputs`` numbers to ``outputs``, finite values."""
     net = {"pi": "policy", "vf": "value"}[prefix]
@@ -319,9 +339,9 @@ def check_layers(arrays: dict[str, np.ndarray], prefix: str, inputs: int, output
         if w.ndim != 2 or w.shape[0] != width or w.shape[1] < 1 or (want_out is not None and w.shape[1] != want_out):
             wanted = f"({width}, {want_out if want_out is not None else 'n >= 1'})"
             why = ("the observation's size" if i == 0 else "the previous layer's outputs") + (
-                f"; the last layer has {outputs} output{'s' if outputs > 1 else ''}" if want_out is not None else "")
-            raise ArgumentError(f"{where}: {prefix}_w{i} has shape {w.shape}, this layer needs {wanted} "
-                                f"({why})")
+                f"; the last layer has {outputs} output{'s' if outputs > 1 else ''}" if want_out is not None else ""
+            )
+            raise ArgumentError(f"{where}: {prefix}_w{i} has shape {w.shape}, this layer needs {wanted} ({why})")
         if b.shape != (w.shape[1],):
             raise ArgumentError(f"{where}: {prefix}_b{i} has shape {b.shape}, the layer's bias needs ({w.shape[1]},)")
         for name, arr in ((f"{prefix}_w{i}", w), (f"{prefix}_b{i}", b)):
@@ -342,7 +362,9 @@ class BotAgent(BaseAgent):
 
     name = "bot"
 
-    def __init__(self, path=None, seed: int | None = 0, deterministic: bool = True, shipped: dict | None = None) -> None:
+    def __init__(
+        self, path=None, seed: int | None = 0, deterministic: bool = True, shipped: dict | None = None
+    ) -> None:
         super().__init__(seed)
         self.deterministic = check_bool("deterministic", deterministic)
         if path is None:
@@ -363,8 +385,10 @@ class BotAgent(BaseAgent):
         for p in np.unique(players):
             net = self.nets.get(int(p))
             if net is None:
-                raise ArgumentError(f"bot {self.name!r} plays {', '.join(map(str, sorted(self.nets)))}-player games, "
-                                    f"got a {p}-player observation")
+                raise ArgumentError(
+                    f"bot {self.name!r} plays {', '.join(map(str, sorted(self.nets)))}-player games, "
+                    f"got a {p}-player observation"
+                )
             rows = np.flatnonzero(players == p)
             out[rows] = net.logits(obs[rows], mask[rows])
         return out

@@ -16,15 +16,21 @@ from pathlib import Path
 
 from aos_env import core
 from aos_env.base.checks import (
-    MAX_SEED, ArgumentError, check_batch_memory, check_output_file, check_output_folder, int_arg, seed_arg,
+    MAX_SEED,
+    ArgumentError,
+    check_batch_memory,
+    check_output_file,
+    check_output_folder,
+    int_arg,
+    seed_arg,
 )
+from aos_env.base.files import same_file, write_text
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.core.api import MAX_MAX_TURNS
-from aos_env.base.files import same_file, write_text
 
 from .bot import SHIPPED, SHIPPED_V2
-from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
 from .matches import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
+from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
 
 #: How the replays of --replays are named: game i is REPLAY_NAME.format(i).
 REPLAY_NAME = "game_{:05d}.json"
@@ -39,23 +45,49 @@ def build_parser(prog: str = "python -m agents.evaluate") -> argparse.ArgumentPa
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")
-    p.add_argument("--games", type=int_arg(1, MAX_GAMES), default=1000,
-                   help=f"number of games, 1..{MAX_GAMES:,} (default: 1000)")
-    p.add_argument("--seed", type=seed_arg, default=0,
-                   help="seed for the games and the agents, 0..2**63-1 (default: 0); games play seeds "
-                   "seed..seed+games-1")
-    p.add_argument("--batch", type=int_arg(1), default=256,
-                   help="games played at once on the batched engine (default: 256; lower it for mc)")
-    p.add_argument("--max-turns", type=int_arg(1, MAX_MAX_TURNS), default=core.DEFAULT_MAX_TURNS,
-                   help=f"turn limit per game, over all players (default: {core.DEFAULT_MAX_TURNS})")
-    p.add_argument("--json", type=Path, default=Path("tournament.json"),
-                   help="where to write the results as JSON (default: tournament.json)")
-    p.add_argument("--replays", type=Path, default=None, metavar="DIR",
-                   help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
-                   "python -m aos_env.view.replay FILE, or FILE --html OUT)")
-    p.add_argument("--leaderboard", type=Path, default=None, metavar="FILE",
-                   help="also add the pairwise results to this leaderboard (JSON, pooled over runs) and write its "
-                   "table of Elo ratings with 95%% intervals beside it (FILE with .md)")
+    p.add_argument(
+        "--games", type=int_arg(1, MAX_GAMES), default=1000, help=f"number of games, 1..{MAX_GAMES:,} (default: 1000)"
+    )
+    p.add_argument(
+        "--seed",
+        type=seed_arg,
+        default=0,
+        help="seed for the games and the agents, 0..2**63-1 (default: 0); games play seeds seed..seed+games-1",
+    )
+    p.add_argument(
+        "--batch",
+        type=int_arg(1),
+        default=256,
+        help="games played at once on the batched engine (default: 256; lower it for mc)",
+    )
+    p.add_argument(
+        "--max-turns",
+        type=int_arg(1, MAX_MAX_TURNS),
+        default=core.DEFAULT_MAX_TURNS,
+        help=f"turn limit per game, over all players (default: {core.DEFAULT_MAX_TURNS})",
+    )
+    p.add_argument(
+        "--json",
+        type=Path,
+        default=Path("tournament.json"),
+        help="where to write the results as JSON (default: tournament.json)",
+    )
+    p.add_argument(
+        "--replays",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also write every game as a replay file, DIR/game_00000.json ... (view one with "
+        "python -m aos_env.view.replay FILE, or FILE --html OUT)",
+    )
+    p.add_argument(
+        "--leaderboard",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also add the pairwise results to this leaderboard (JSON, pooled over runs) and write its "
+        "table of Elo ratings with 95%% intervals beside it (FILE with .md)",
+    )
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar")
     return p
 
@@ -75,9 +107,11 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
         parser.error(str(e))
     last_seed = args.seed + max(args.games - 1, AGENT_SEED_STEP * len(args.agents))
     if last_seed > MAX_SEED:
-        parser.error(f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
-                     f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
-                     f"got {args.seed}")
+        parser.error(
+            f"argument --seed: must be at most {MAX_SEED - (last_seed - args.seed)} here (the games "
+            f"and agents use seeds up to seed+{last_seed - args.seed}, each at most 2**63-1), "
+            f"got {args.seed}"
+        )
     try:
         check_output_file("--json", args.json)
         if args.replays is not None:
@@ -89,8 +123,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
             load(args.leaderboard)
             for spec in args.agents:
                 if PAIR_SEPARATOR in spec:  # the leaderboard keys its pairs "a vs b"
-                    raise ArgumentError(f"--leaderboard: agent spec {spec!r} contains {PAIR_SEPARATOR!r}, which "
-                                        "the leaderboard uses between the two agents of a pair")
+                    raise ArgumentError(
+                        f"--leaderboard: agent spec {spec!r} contains {PAIR_SEPARATOR!r}, which "
+                        "the leaderboard uses between the two agents of a pair"
+                    )
     except ArgumentError as e:
         parser.error(str(e))
     check_outputs(parser, args)
@@ -127,8 +163,10 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     if args.leaderboard is not None:
         table = args.leaderboard.with_suffix(".md")
         if same_file(table, args.leaderboard):
-            parser.error(f"argument --leaderboard: its table is written beside it, as the same path with .md: give "
-                         f"a .json path, got {str(args.leaderboard)!r}")
+            parser.error(
+                f"argument --leaderboard: its table is written beside it, as the same path with .md: give "
+                f"a .json path, got {str(args.leaderboard)!r}"
+            )
         outputs += [("--leaderboard", args.leaderboard), ("--leaderboard's table", table)]
     for i, (what, path) in enumerate(outputs):
         for other, earlier in outputs[:i]:
@@ -139,8 +177,9 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
                 parser.error(f"argument {what}: {str(path)!r} is an agent file of this tournament; give another path")
         replay = _REPLAY_FILE.fullmatch(path.name)
         if args.replays is not None and replay and int(replay[1]) < args.games and same_file(path.parent, args.replays):
-            parser.error(f"argument {what}: {str(path)!r} is the replay of game {int(replay[1])} (--replays); give "
-                         "another path")
+            parser.error(
+                f"argument {what}: {str(path)!r} is the replay of game {int(replay[1])} (--replays); give another path"
+            )
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluate") -> dict:
@@ -148,9 +187,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluate")
     args = parser.parse_args(argv)
     names, agents = check_args(parser, args)
     t = time.perf_counter()
-    res = play_games(agents, args.players, args.games, seed=args.seed, batch_size=args.batch,
-                     max_turns=args.max_turns, progress=not args.no_progress, names=names,
-                     record=args.replays is not None)
+    res = play_games(
+        agents,
+        args.players,
+        args.games,
+        seed=args.seed,
+        batch_size=args.batch,
+        max_turns=args.max_turns,
+        progress=not args.no_progress,
+        names=names,
+        record=args.replays is not None,
+    )
     summary = summarise(res)
     summary["seconds"] = time.perf_counter() - t
     summary["seed"] = args.seed

@@ -43,8 +43,10 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     if len(acts) != 1 or next(iter(acts)).lower() not in _ACTIVATIONS:
         raise ArgumentError(f"export: the networks must use one activation of {', '.join(_ACTIVATIONS)}, found {acts}")
     arrays: dict[str, np.ndarray] = {}
-    for prefix, body, head in (("pi", pol.mlp_extractor.policy_net, pol.action_net),
-                               ("vf", pol.mlp_extractor.value_net, pol.value_net)):
+    for prefix, body, head in (
+        ("pi", pol.mlp_extractor.policy_net, pol.action_net),
+        ("vf", pol.mlp_extractor.value_net, pol.value_net),
+    ):
         linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
         for i, lin in enumerate(linears):
             with np.errstate(over="ignore"):  # a weight float16 cannot hold becomes inf, refused below
@@ -54,9 +56,15 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     if bad:  # the loader refuses such a file: write none (float16 turns weights above 65504 into inf)
         hint = "; float16 holds at most 65504: try without --float16" if np.dtype(dtype) == np.float16 else ""
         raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights{hint}")
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
-            "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": next(iter(acts)).lower(),
-            "info": info or {}}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": int(num_players),
+        "activation": next(iter(acts)).lower(),
+        "info": info or {},
+    }
     with atomic_path(out) as tmp:  # a crash or a full disk leaves a previous bot file whole; tmp ends in .npz
         np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
     return out
@@ -106,9 +114,13 @@ def _linears(policy) -> dict[str, list]:
     """The Linear layers of a MaskablePPO policy's two networks, input first: {"pi": [...], "vf": [...]}."""
     import torch.nn as nn
 
-    return {prefix: [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
-            for prefix, body, head in (("pi", policy.mlp_extractor.policy_net, policy.action_net),
-                                       ("vf", policy.mlp_extractor.value_net, policy.value_net))}
+    return {
+        prefix: [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
+        for prefix, body, head in (
+            ("pi", policy.mlp_extractor.policy_net, policy.action_net),
+            ("vf", policy.mlp_extractor.value_net, policy.value_net),
+        )
+    }
 
 
 def warm_start(policy, bot) -> dict:
@@ -136,8 +148,10 @@ def warm_start(policy, bot) -> dict:
         weights = [widen @ mlp.weights[0]] + mlp.weights[1:]
         want = [tuple(lin.weight.shape[::-1]) for lin in layers[prefix]]
         if [w.shape for w in weights] != want:
-            raise ArgumentError(f"init: bot {str(bot)!r} has layers {[w.shape for w in mlp.weights]}, the model "
-                                f"{want}: give --net-arch the bot's hidden sizes")
+            raise ArgumentError(
+                f"init: bot {str(bot)!r} has layers {[w.shape for w in mlp.weights]}, the model "
+                f"{want}: give --net-arch the bot's hidden sizes"
+            )
         with torch.no_grad():
             for lin, w, b in zip(layers[prefix], weights, mlp.biases):
                 lin.weight.copy_(torch.from_numpy(np.array(w.T)))
@@ -167,16 +181,30 @@ def run_info(model: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agents.export",
-                                description="Write the policy and value networks of a model saved by train.py to a numpy-only "
-                                            "bot file (.npz); or write a bot file again for another table size.")
-    p.add_argument("model", type=Path, help="a model saved by train.py (runs/<name>/model.zip), or a bot file (.npz) "
-                                            "to write again for --players")
-    p.add_argument("out", type=Path, help="the bot file to write (.npz); an existing file is replaced only with --overwrite")
-    p.add_argument("--players", type=int, choices=(2, 3, 4), default=None,
-                   help="for a model: the game size it was trained for (default: the one the model file records); "
-                        "for a bot file: the table size the new file plays at (required)")
-    p.add_argument("--note", default=None, help="for a bot file: a note kept in the new file's info (why, how it was measured)")
+    p = argparse.ArgumentParser(
+        prog="python -m agents.export",
+        description="Write the policy and value networks of a model saved by train.py to a numpy-only "
+        "bot file (.npz); or write a bot file again for another table size.",
+    )
+    p.add_argument(
+        "model",
+        type=Path,
+        help="a model saved by train.py (runs/<name>/model.zip), or a bot file (.npz) to write again for --players",
+    )
+    p.add_argument(
+        "out", type=Path, help="the bot file to write (.npz); an existing file is replaced only with --overwrite"
+    )
+    p.add_argument(
+        "--players",
+        type=int,
+        choices=(2, 3, 4),
+        default=None,
+        help="for a model: the game size it was trained for (default: the one the model file records); "
+        "for a bot file: the table size the new file plays at (required)",
+    )
+    p.add_argument(
+        "--note", default=None, help="for a bot file: a note kept in the new file's info (why, how it was measured)"
+    )
     p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     p.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     args = p.parse_args(argv)
@@ -197,10 +225,11 @@ def main(argv: list[str] | None = None) -> int:
         info = run_info(args.model)
         trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
         if args.players is not None and args.players != trained_for:
-            p.error(f"argument --players: the model {str(args.model)!r} was trained for {trained_for} players, "
-                    f"got --players {args.players}")
-        path = export(args.model, args.out, trained_for, info=info,
-                      dtype=np.float16 if args.float16 else np.float32)
+            p.error(
+                f"argument --players: the model {str(args.model)!r} was trained for {trained_for} players, "
+                f"got --players {args.players}"
+            )
+        path = export(args.model, args.out, trained_for, info=info, dtype=np.float16 if args.float16 else np.float32)
     except (ValueError, FileNotFoundError) as err:  # ArgumentError, or a summary.json that is not JSON
         p.error(str(err))
     print(f"wrote {path} ({path.stat().st_size:,} bytes)")

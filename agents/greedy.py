@@ -38,8 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.core.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
 from aos_env.base.checks import fail
+from aos_env.core.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
 
 from ._greedy_kernel import greedy_actions, greedy_tables
 from .base import BaseAgent
@@ -48,14 +48,40 @@ from .base import BaseAgent
 _BONUS_WORTH = {"vp": 1.0, "faith": 0.6, "cards": 0.7, "stones": 0.7, "flips": 0.5, "steal": 0.8, "vp_per_gift": 0.6}
 _ACTION_USES = 2.5  # about how often a player takes one given action after a summon
 _SPECIAL_WORTH = {
-    "asmodai": 0.7, "nightmare": 0.8, "belial": 2.5, "leprechaun": 0.6, "baldanders": 0.6, "treant": 1.2,
-    "cerberus": 1.5, "gargoyle": 1.8, "sphinx": 2.5, "giant": 0.0, "pegasus": 1.0, "valkyrie": 1.0, "baal": 2.5,
+    "asmodai": 0.7,
+    "nightmare": 0.8,
+    "belial": 2.5,
+    "leprechaun": 0.6,
+    "baldanders": 0.6,
+    "treant": 1.2,
+    "cerberus": 1.5,
+    "gargoyle": 1.8,
+    "sphinx": 2.5,
+    "giant": 0.0,
+    "pegasus": 1.0,
+    "valkyrie": 1.0,
+    "baal": 2.5,
 }
-_SCORE_EXPECT = {"axe": 2.0, "staff": 2.5, "sword": 2.0, "shield": 2.0, "armour": 2.0, "icon_set": 0.4,
-                 "stone": 2.0, "faith": 5.0}
+_SCORE_EXPECT = {
+    "axe": 2.0,
+    "staff": 2.5,
+    "sword": 2.0,
+    "shield": 2.0,
+    "armour": 2.0,
+    "icon_set": 0.4,
+    "stone": 2.0,
+    "faith": 5.0,
+}
 # base worth of each action, before the player's own numbers
-_ACTION_BASE = {"conquest": 1.5, "research": 0.6, "alchemy": 1.7, "prayer": 1.3, "festival": 2.0,
-                "inquisition": 2.4, "pilgrimage": 0.0}
+_ACTION_BASE = {
+    "conquest": 1.5,
+    "research": 0.6,
+    "alchemy": 1.7,
+    "prayer": 1.3,
+    "festival": 2.0,
+    "inquisition": 2.4,
+    "pilgrimage": 0.0,
+}
 
 
 def spirit_values(cards: CardSet) -> np.ndarray:
@@ -66,8 +92,9 @@ def spirit_values(cards: CardSet) -> np.ndarray:
     value += cards.summon_bonus @ worth
     for name, vec in cards.special.items():
         value += vec * _SPECIAL_WORTH.get(name, 0.5)
-    value += cards.score @ np.array([_SCORE_EXPECT[s] for s in ("axe", "staff", "sword", "shield", "armour",
-                                                                "icon_set", "stone", "faith")])
+    value += cards.score @ np.array(
+        [_SCORE_EXPECT[s] for s in ("axe", "staff", "sword", "shield", "armour", "icon_set", "stone", "faith")]
+    )
     return value
 
 

@@ -42,8 +42,9 @@ def load(path: Path) -> dict:
     try:
         board = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise ArgumentError(f"leaderboard {str(path)!r} is not a leaderboard file: {type(e).__name__}: "
-                            f"{str(e)[:80]}") from None
+        raise ArgumentError(
+            f"leaderboard {str(path)!r} is not a leaderboard file: {type(e).__name__}: {str(e)[:80]}"
+        ) from None
     if not isinstance(board, dict) or board.get("format") != FORMAT or board.get("version") != VERSION:
         raise ArgumentError(f"leaderboard {str(path)!r} is not a {FORMAT} file of version {VERSION}")
     problem = _board_problem(board)
@@ -65,8 +66,11 @@ def _board_problem(board: dict) -> str:
             names = key.split(_SEP)
             if len(names) != 2 or not all(names) or names[0] >= names[1]:
                 return f"pair {key[:60]!r} must be two agents 'a{_SEP}b', a before b"
-            if not (isinstance(wins, list) and len(wins) == 2
-                    and all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in wins)):
+            if not (
+                isinstance(wins, list)
+                and len(wins) == 2
+                and all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in wins)
+            ):
                 return f"pair {key[:60]!r} must hold two win counts >= 0, got {wins!r:.60}"
     return ""
 
@@ -79,7 +83,7 @@ def add_run(board: dict, summary: dict, specs: dict[str, str]) -> dict:
     names = list(summary["agents"])
     wins = summary["pair_wins"]
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             sa, sb = specs.get(a, a).split("#")[0], specs.get(b, b).split("#")[0]
             if sa == sb:
                 continue  # two copies of one agent say nothing about its rating
@@ -88,8 +92,15 @@ def add_run(board: dict, summary: dict, specs: dict[str, str]) -> dict:
             have = table["pairs"].setdefault(key, [0, 0])
             have[0] += w_ba if flip else w_ab
             have[1] += w_ab if flip else w_ba
-    board["runs"].append({"date": _dt.date.today().isoformat(), "players": int(P), "games": summary["games"],
-                          "agents": [specs.get(n, n).split("#")[0] for n in names], "seed": summary.get("seed")})
+    board["runs"].append(
+        {
+            "date": _dt.date.today().isoformat(),
+            "players": int(P),
+            "games": summary["games"],
+            "agents": [specs.get(n, n).split("#")[0] for n in names],
+            "seed": summary.get("seed"),
+        }
+    )
     return board
 
 
@@ -114,25 +125,43 @@ def ratings(table: dict, bootstrap: int = BOOTSTRAP, seed: int = 0) -> list[dict
         np.fill_diagonal(resampled, 0)
         draws[i] = elo_ratings(resampled)
     lo, hi = np.percentile(draws, [2.5, 97.5], axis=0)
-    rows = [{"agent": a, "elo": float(elo[i]), "ci95": [float(lo[i]), float(hi[i])], "games": int(n[i].sum()),
-             "wins": int(w[i].sum())} for i, a in enumerate(agents)]
+    rows = [
+        {
+            "agent": a,
+            "elo": float(elo[i]),
+            "ci95": [float(lo[i]), float(hi[i])],
+            "games": int(n[i].sum()),
+            "wins": int(w[i].sum()),
+        }
+        for i, a in enumerate(agents)
+    ]
     return sorted(rows, key=lambda r: -r["elo"])
 
 
 def markdown(board: dict) -> str:
     """The leaderboard as Markdown: one ranked table per player count."""
-    lines = ["# Leaderboard", "",
-             "Elo ratings (Bradley-Terry on pairwise wins, mean 1500) with 95% bootstrap intervals, pooled over "
-             f"{len(board['runs'])} tournament runs of `python -m agents.evaluate --leaderboard`. Games counts "
-             "the decided games between rated agents (a truncated game counts for neither)."]
+    lines = [
+        "# Leaderboard",
+        "",
+        "Elo ratings (Bradley-Terry on pairwise wins, mean 1500) with 95% bootstrap intervals, pooled over "
+        f"{len(board['runs'])} tournament runs of `python -m agents.evaluate --leaderboard`. Games counts "
+        "the decided games between rated agents (a truncated game counts for neither).",
+    ]
     for P in sorted(board["tables"], key=int):
         rows = ratings(board["tables"][P])
-        lines += ["", f"## {P} players", "", "| rank | agent | Elo | 95% CI | decided games | wins |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"## {P} players",
+            "",
+            "| rank | agent | Elo | 95% CI | decided games | wins |",
+            "|---|---|---|---|---|---|",
+        ]
         for r, row in enumerate(rows, 1):
             lo, hi = row["ci95"]
-            lines.append(f"| {r} | `{row['agent']}` | {row['elo']:.0f} | [{lo:.0f}, {hi:.0f}] | {row['games']:,} "
-                         f"| {row['wins']:,} |")
+            lines.append(
+                f"| {r} | `{row['agent']}` | {row['elo']:.0f} | [{lo:.0f}, {hi:.0f}] | {row['games']:,} "
+                f"| {row['wins']:,} |"
+            )
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,6 @@ from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
 from .base import act_on_state
 
-
 #: Memory of one game's entry in Results (lineup, scores, winner, turns, seed; 4 players), and
 #: the lineup being built.
 RESULT_BYTES_PER_GAME = 2 * 8 * (2 * 4 + 3)
@@ -95,8 +94,12 @@ def play_games(
     batch_size = check_int("batch_size", batch_size, 1)
     check_batch_memory("batch_size", min(batch_size, games), BYTES_PER_GAME)
     check_int("max_turns", max_turns, 1)
-    if names is not None and (not isinstance(names, (list, tuple)) or len(names) != len(agents)
-                              or len(set(names)) != len(names) or not all(isinstance(n, str) for n in names)):
+    if names is not None and (
+        not isinstance(names, (list, tuple))
+        or len(names) != len(agents)
+        or len(set(names)) != len(names)
+        or not all(isinstance(n, str) for n in names)
+    ):
         raise fail("names", f"None or {len(agents)} different strings, one per agent", names)
     names = list(names or [getattr(a, "name", type(a).__name__) for a in agents])
     lineups = lineups_for(len(agents), num_players, games)
@@ -158,14 +161,18 @@ def replays_of(res: Results, specs: dict[str, str] | None = None) -> list:
     out = []
     for g, actions in enumerate(res.actions):
         players = [specs.get(res.names[a], res.names[a]) for a in res.lineups[g]]
-        replay = Replay.start(int(res.seeds[g]), res.lineups.shape[1], res.max_turns, players=players,
-                              source="agents.evaluate")
+        replay = Replay.start(
+            int(res.seeds[g]), res.lineups.shape[1], res.max_turns, players=players, source="agents.evaluate"
+        )
         replay.actions = list(actions)
-        replay.result = {"finished": True, "terminated": bool(res.winner_seat[g] >= 0),
-                         "truncated": bool(res.winner_seat[g] < 0),
-                         "final_scores": [int(x) for x in res.scores[g]],
-                         "winner": int(res.winner_seat[g]) if res.winner_seat[g] >= 0 else None,
-                         "turns": int(res.turns[g])}
+        replay.result = {
+            "finished": True,
+            "terminated": bool(res.winner_seat[g] >= 0),
+            "truncated": bool(res.winner_seat[g] < 0),
+            "final_scores": [int(x) for x in res.scores[g]],
+            "winner": int(res.winner_seat[g]) if res.winner_seat[g] >= 0 else None,
+            "turns": int(res.turns[g]),
+        }
         out.append(replay)
     return out
 
@@ -243,8 +250,9 @@ def summarise(res: Results) -> dict:
         }
     wins_by_name = {res.names[a]: {res.names[b]: int(pair_wins[a, b]) for b in range(A) if b != a} for a in range(A)}
     head_to_head = {
-        res.names[a]: {res.names[b]: (pair_wins[a, b] / pair_games[a, b] if pair_games[a, b] else None)
-                       for b in range(A) if b != a}
+        res.names[a]: {
+            res.names[b]: (pair_wins[a, b] / pair_games[a, b] if pair_games[a, b] else None) for b in range(A) if b != a
+        }
         for a in range(A)
     }
     return {
@@ -283,4 +291,3 @@ def format_table(summary: dict) -> str:
             cells = "".join(f"{'-':>13}" if b == a or row.get(b) is None else f"{row[b]:>13.1%}" for b in names)
             lines.append(f"{a:<28}{cells}")
     return "\n".join(lines)
-

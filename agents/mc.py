@@ -33,8 +33,14 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.base.checks import (check_batch_memory, check_choice, check_int, check_optional_float, check_optional_int,
-                            fail)
+from aos_env.base.checks import (
+    check_batch_memory,
+    check_choice,
+    check_int,
+    check_optional_float,
+    check_optional_int,
+    fail,
+)
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.tools.determinise import determinise, fresh_streams
 
@@ -42,7 +48,6 @@ from .base import BaseAgent, act_on_state
 from .bot import BotAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
-
 
 #: Rollout policies by name (or pass any agent).
 ROLLOUT_POLICIES = ("greedy", "random", "bot")
@@ -79,13 +84,19 @@ class MonteCarloAgent(BaseAgent):
         if isinstance(rollout_policy, str):
             check_choice("rollout_policy", rollout_policy, ROLLOUT_POLICIES)
         elif not callable(getattr(rollout_policy, "act", None)):
-            raise fail("rollout_policy", f"one of {', '.join(map(repr, ROLLOUT_POLICIES))} or an agent (with an "
-                       "act method)", rollout_policy)
+            raise fail(
+                "rollout_policy",
+                f"one of {', '.join(map(repr, ROLLOUT_POLICIES))} or an agent (with an act method)",
+                rollout_policy,
+            )
         if isinstance(leaf_value, str):
             check_choice("leaf_value", leaf_value, LEAF_VALUES)
         elif not callable(getattr(leaf_value, "values", None)):
-            raise fail("leaf_value", f"one of {', '.join(map(repr, LEAF_VALUES))} or an object with a values(obs) "
-                       "method (a BotAgent)", leaf_value)
+            raise fail(
+                "leaf_value",
+                f"one of {', '.join(map(repr, LEAF_VALUES))} or an object with a values(obs) method (a BotAgent)",
+                leaf_value,
+            )
         prior_weight = check_optional_float("prior_weight", prior_weight, 0.0)
         super().__init__(seed)
         self.prior_weight = prior_weight
@@ -104,13 +115,17 @@ class MonteCarloAgent(BaseAgent):
         self.prior = bot if prior_weight is not None else None  # the policy whose log-probabilities guide
 
     def __repr__(self) -> str:
-        return (f"MonteCarloAgent(rollouts={self.rollouts}, rollout_policy={self.rollout_policy!r}, "
-                f"max_rollout_turns={self.max_rollout_turns}, leaf_value={self.leaf_value!r}, "
-                f"prior_weight={self.prior_weight}, seed={self.seed})")
+        return (
+            f"MonteCarloAgent(rollouts={self.rollouts}, rollout_policy={self.rollout_policy!r}, "
+            f"max_rollout_turns={self.max_rollout_turns}, leaf_value={self.leaf_value!r}, "
+            f"prior_weight={self.prior_weight}, seed={self.seed})"
+        )
 
     def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:
         if state is None:
-            raise ValueError("MonteCarloAgent searches on the engine: pass the engine state (act_on_state / act_on_env)")
+            raise ValueError(
+                "MonteCarloAgent searches on the engine: pass the engine state (act_on_state / act_on_env)"
+            )
         B = mask.shape[0]
         out = np.zeros(B, dtype=np.int64)
         log_prior = None
@@ -164,7 +179,6 @@ class MonteCarloAgent(BaseAgent):
         multi = legal_count > 1
         out[multi] = best[multi].argmax(1)
         return out
-
 
     def _leaf(self, sim: core.State, g: np.ndarray, viewer: np.ndarray) -> np.ndarray:
         """The value of cut rollouts g for their viewers."""

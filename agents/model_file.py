@@ -59,10 +59,11 @@ MAX_JSON_BYTES = 64 * 1024
 MAX_BYTES_PER_PARAMETER = 8
 WEIGHTS_OVERHEAD_BYTES = 1 << 20
 #: What to do with a model that cannot be read safely.
-HOW_TO_FIX = ("if it is a model you trained yourself, continue its run once with train.py --resume (SB3's full "
-              "loader, which trusts the file: for your own files only) and use the model.zip that run saves; "
-              "never load a stranger's file that way")
-
+HOW_TO_FIX = (
+    "if it is a model you trained yourself, continue its run once with train.py --resume (SB3's full "
+    "loader, which trusts the file: for your own files only) and use the model.zip that run saves; "
+    "never load a stranger's file that way"
+)
 
 
 def check_spaces(observation_space, action_space, what: str) -> None:
@@ -72,10 +73,13 @@ def check_spaces(observation_space, action_space, what: str) -> None:
     want_obs, want_act = (core.OBS_DIM,), core.NUM_ACTIONS
     shape = getattr(observation_space, "shape", None)
     if not isinstance(observation_space, spaces.Box) or shape != want_obs:
-        raise ArgumentError(f"{what} observes {observation_space}, but this env's observations have shape {want_obs} "
-                            f"({core.OBS_DIM} numbers): it was trained for another env or another version of it")
+        raise ArgumentError(
+            f"{what} observes {observation_space}, but this env's observations have shape {want_obs} "
+            f"({core.OBS_DIM} numbers): it was trained for another env or another version of it"
+        )
     if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != want_act:
         raise ArgumentError(f"{what} chooses among {action_space}, but this env has Discrete({want_act}) actions")
+
 
 def _refuse(path: Any, what: str, fix: bool = False) -> ArgumentError:
     """The error for a model file that does not fit; ``fix``: add what to do about an old model."""
@@ -97,8 +101,10 @@ def _hidden_sizes(policy) -> dict[str, list[int]]:
     """The hidden layer sizes of a live policy's two networks."""
     import torch.nn as nn
 
-    return {key: [m.out_features for m in body.modules() if isinstance(m, nn.Linear)]
-            for key, body in (("pi", policy.mlp_extractor.policy_net), ("vf", policy.mlp_extractor.value_net))}
+    return {
+        key: [m.out_features for m in body.modules() if isinstance(m, nn.Linear)]
+        for key, body in (("pi", policy.mlp_extractor.policy_net), ("vf", policy.mlp_extractor.value_net))
+    }
 
 
 def _activation_name(policy) -> str:
@@ -107,15 +113,16 @@ def _activation_name(policy) -> str:
     names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
     name = names.get(getattr(policy, "activation_fn", None))
     if name is None:
-        raise ArgumentError(f"save_model: the policy's activation must be one of {', '.join(ACTIVATIONS)} "
-                            f"(nn.Tanh or nn.ReLU), got {getattr(policy, 'activation_fn', None)!r}")
+        raise ArgumentError(
+            f"save_model: the policy's activation must be one of {', '.join(ACTIVATIONS)} "
+            f"(nn.Tanh or nn.ReLU), got {getattr(policy, 'activation_fn', None)!r}"
+        )
     return name
 
 
 def model_meta(model, num_players: int) -> dict:
     """The JSON member for a live MaskablePPO ``model`` trained for ``num_players`` players."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
-
 
     if not is_int(num_players) or num_players not in PLAYER_COUNTS:
         raise fail("num_players", "2, 3 or 4", num_players)
@@ -124,11 +131,20 @@ def model_meta(model, num_players: int) -> dict:
         raise fail("model", "a MaskablePPO model", model)
     check_spaces(policy.observation_space, policy.action_space, "save_model: the model")
     if not isinstance(policy.features_extractor, FlattenExtractor) or not policy.share_features_extractor:
-        raise ArgumentError("save_model: the policy must read the observation as it is (SB3's MlpPolicy: "
-                            "FlattenExtractor, shared by both networks)")
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
-            "obs_dim": core.OBS_DIM, "num_actions": core.NUM_ACTIONS, "num_players": int(num_players),
-            "net_arch": _hidden_sizes(policy), "activation": _activation_name(policy)}
+        raise ArgumentError(
+            "save_model: the policy must read the observation as it is (SB3's MlpPolicy: "
+            "FlattenExtractor, shared by both networks)"
+        )
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_actions": core.NUM_ACTIONS,
+        "num_players": int(num_players),
+        "net_arch": _hidden_sizes(policy),
+        "activation": _activation_name(policy),
+    }
 
 
 def save_model(model, path, num_players: int) -> Path:
@@ -165,26 +181,39 @@ def check_meta(meta: Any, path) -> dict:
     if meta.get("format") != FORMAT:
         raise _refuse(path, f"{MEMBER} has format {meta.get('format')!r}, expected {FORMAT!r}")
     _int_in(meta, "format_version", (FORMAT_VERSION,), path)
-    for key, want, what in (("obs_version", core.OBS_VERSION, "observation version"),
-                            ("obs_dim", core.OBS_DIM, "observation size"),
-                            ("num_actions", core.NUM_ACTIONS, "number of actions")):
+    for key, want, what in (
+        ("obs_version", core.OBS_VERSION, "observation version"),
+        ("obs_dim", core.OBS_DIM, "observation size"),
+        ("num_actions", core.NUM_ACTIONS, "number of actions"),
+    ):
         value = meta.get(key)
         if not is_int(value) or value != want:
-            raise _refuse(path, f"was trained for {what} {value!r}, this env has {want}: it is a model of "
-                                "another env or another version of it (a bot file of an older observation version "
-                                "keeps playing: export the model from the aos-env that trained it)")
+            raise _refuse(
+                path,
+                f"was trained for {what} {value!r}, this env has {want}: it is a model of "
+                "another env or another version of it (a bot file of an older observation version "
+                "keeps playing: export the model from the aos-env that trained it)",
+            )
     num_players = _int_in(meta, "num_players", PLAYER_COUNTS, path)
     arch = meta.get("net_arch")
     if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
-        raise _refuse(path, f"{MEMBER} has net_arch {arch!r}, expected {{\"pi\": [sizes], \"vf\": [sizes]}}")
+        raise _refuse(path, f'{MEMBER} has net_arch {arch!r}, expected {{"pi": [sizes], "vf": [sizes]}}')
     for key, sizes in arch.items():
-        if (not isinstance(sizes, list) or len(sizes) > MAX_LAYERS
-                or not all(is_int(s) and 1 <= s <= MAX_PARAMETERS for s in sizes)):
-            raise _refuse(path, f"{MEMBER} has net_arch[{key!r}] {sizes!r}, expected a list of at most "
-                                f"{MAX_LAYERS} layer sizes >= 1")
+        if (
+            not isinstance(sizes, list)
+            or len(sizes) > MAX_LAYERS
+            or not all(is_int(s) and 1 <= s <= MAX_PARAMETERS for s in sizes)
+        ):
+            raise _refuse(
+                path,
+                f"{MEMBER} has net_arch[{key!r}] {sizes!r}, expected a list of at most {MAX_LAYERS} layer sizes >= 1",
+            )
     if parameter_count(arch) > MAX_PARAMETERS:
-        raise _refuse(path, f"its networks {arch} would have {parameter_count(arch):,} parameters, more than the "
-                            f"{MAX_PARAMETERS:,} a model file may have")
+        raise _refuse(
+            path,
+            f"its networks {arch} would have {parameter_count(arch):,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model file may have",
+        )
     activation = meta.get("activation")
     if activation not in ACTIVATIONS:
         raise _refuse(path, f"{MEMBER} has activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
@@ -231,9 +260,13 @@ def _read_meta(z: zipfile.ZipFile, path) -> dict:
     names = set(z.namelist())
     if MEMBER not in names:
         if "data" in names:
-            raise _refuse(path, f"has no {MEMBER} inside: it was saved by plain stable-baselines3 or by aos-env "
-                                "0.3.0 or earlier, and the rest of such a file can be read only by SB3's loader, "
-                                "which can run code from the file, so it is not read", fix=True)
+            raise _refuse(
+                path,
+                f"has no {MEMBER} inside: it was saved by plain stable-baselines3 or by aos-env "
+                "0.3.0 or earlier, and the rest of such a file can be read only by SB3's loader, "
+                "which can run code from the file, so it is not read",
+                fix=True,
+            )
         raise _refuse(path, f"is a zip file but not a model saved by train.py: it has no {MEMBER} inside")
     try:
         meta = json.loads(_member(z, MEMBER, MAX_JSON_BYTES, path).decode("utf-8"))
@@ -272,9 +305,13 @@ def build_policy(meta: dict):
     from aos_env.envs.spaces import observation_box
 
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[meta["activation"]]
-    return MaskableActorCriticPolicy(observation_box(), spaces.Discrete(core.NUM_ACTIONS), lambda _: 0.0,
-                                     net_arch={k: list(v) for k, v in meta["net_arch"].items()},
-                                     activation_fn=activation)
+    return MaskableActorCriticPolicy(
+        observation_box(),
+        spaces.Discrete(core.NUM_ACTIONS),
+        lambda _: 0.0,
+        net_arch={k: list(v) for k, v in meta["net_arch"].items()},
+        activation_fn=activation,
+    )
 
 
 def _read_weights(z: zipfile.ZipFile, meta: dict, path) -> dict:
@@ -289,10 +326,14 @@ def _read_weights(z: zipfile.ZipFile, meta: dict, path) -> dict:
             warnings.simplefilter("ignore", UserWarning)
             state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as e:  # an UnpicklingError for anything but tensors, RuntimeError for a broken archive
-        raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a file of tensors ({type(e).__name__}: "
-                            f"{str(e).splitlines()[0] if str(e) else ''})") from None
-    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
-                                              for k, v in state.items()):
+        raise _refuse(
+            path,
+            f"its {WEIGHTS_MEMBER} is not a file of tensors ({type(e).__name__}: "
+            f"{str(e).splitlines()[0] if str(e) else ''})",
+        ) from None
+    if not isinstance(state, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
         raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a state dict (names to tensors)")
     return state
 
@@ -303,12 +344,18 @@ def _check_weights(state: dict, want: dict, path) -> None:
 
     missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
     if missing or extra:
-        raise _refuse(path, f"its weights do not fit the architecture of its {MEMBER} (missing: "
-                            f"{', '.join(missing) or 'none'}; unexpected: {', '.join(extra) or 'none'})")
+        raise _refuse(
+            path,
+            f"its weights do not fit the architecture of its {MEMBER} (missing: "
+            f"{', '.join(missing) or 'none'}; unexpected: {', '.join(extra) or 'none'})",
+        )
     for key, tensor in state.items():
         if tuple(tensor.shape) != tuple(want[key].shape):
-            raise _refuse(path, f"its weight {key} has shape {tuple(tensor.shape)}, the architecture of its "
-                                f"{MEMBER} needs {tuple(want[key].shape)}")
+            raise _refuse(
+                path,
+                f"its weight {key} has shape {tuple(tensor.shape)}, the architecture of its "
+                f"{MEMBER} needs {tuple(want[key].shape)}",
+            )
         if not tensor.is_floating_point():
             raise _refuse(path, f"its weight {key} holds {tensor.dtype} numbers, not floating point")
         if not bool(torch.isfinite(tensor).all()):
@@ -351,8 +398,10 @@ def check_sb3_model_file(path) -> Path:
     except (zipfile.BadZipFile, OSError, ValueError) as e:
         raise ArgumentError(f"model {str(path)!r} is not a readable zip file ({type(e).__name__}: {e})") from None
     if missing:
-        raise ArgumentError(f"model {str(path)!r} is a zip file but not a saved MaskablePPO model: it has no "
-                            f"{' or '.join(map(repr, missing))} inside (train.py saves runs/<name>/model.zip)")
+        raise ArgumentError(
+            f"model {str(path)!r} is a zip file but not a saved MaskablePPO model: it has no "
+            f"{' or '.join(map(repr, missing))} inside (train.py saves runs/<name>/model.zip)"
+        )
     return p
 
 
@@ -368,5 +417,17 @@ def saved_timesteps(path) -> int | None:
     return int(steps) if is_int(steps) and steps >= 0 else None
 
 
-__all__ = ["MEMBER", "FORMAT", "FORMAT_VERSION", "MAX_PARAMETERS", "save_model", "load_policy", "read_meta",
-           "check_meta", "check_device", "parameter_count", "check_sb3_model_file", "saved_timesteps"]
+__all__ = [
+    "MEMBER",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MAX_PARAMETERS",
+    "save_model",
+    "load_policy",
+    "read_meta",
+    "check_meta",
+    "check_device",
+    "parameter_count",
+    "check_sb3_model_file",
+    "saved_timesteps",
+]

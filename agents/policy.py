@@ -40,8 +40,9 @@ class PolicyAgent(BaseAgent):
 
     name = "policy"
 
-    def __init__(self, path=None, seed: int | None = 0, deterministic: bool = True, policy=None,
-                 device: str = "cpu") -> None:
+    def __init__(
+        self, path=None, seed: int | None = 0, deterministic: bool = True, policy=None, device: str = "cpu"
+    ) -> None:
         if (path is None) == (policy is None):
             raise ArgumentError("give either a model path or a policy (not both)")
         deterministic = check_bool("deterministic", deterministic)
@@ -64,10 +65,11 @@ class PolicyAgent(BaseAgent):
             torch.manual_seed(self.seed)  # sampling uses torch's global generator
 
     @classmethod
-    def snapshot(cls, model, deterministic: bool = False, seed: int | None = 0) -> "PolicyAgent":
+    def snapshot(cls, model, deterministic: bool = False, seed: int | None = 0) -> PolicyAgent:
         """A frozen copy of a live model's policy (for self-play opponents and evaluation)."""
-        policy = model.policy_class(model.observation_space, model.action_space, model.lr_schedule,
-                                    **model.policy_kwargs)
+        policy = model.policy_class(
+            model.observation_space, model.action_space, model.lr_schedule, **model.policy_kwargs
+        )
         policy.load_state_dict(model.policy.state_dict())  # copies the weights into the new policy
         return cls(policy=policy.to(model.device), deterministic=deterministic, seed=seed)
 
@@ -75,7 +77,8 @@ class PolicyAgent(BaseAgent):
         out = np.zeros(mask.shape[0], dtype=np.int64)
         live = mask.any(1)
         if live.any():
-            actions, _ = self.policy.predict(obs[live].astype(np.float32), deterministic=self.deterministic,
-                                             action_masks=mask[live])
+            actions, _ = self.policy.predict(
+                obs[live].astype(np.float32), deterministic=self.deterministic, action_masks=mask[live]
+            )
             out[live] = actions
         return out

@@ -20,7 +20,8 @@ ValueError (FileNotFoundError for a missing model file) and builds nothing.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from aos_env.base.checks import ArgumentError, did_you_mean, parse_int_text
 
@@ -33,10 +34,12 @@ from .random_agent import RandomAgent
 
 NAMES = ("random", "greedy", "mc", "bot", "bot-v2", "search")
 #: Agent specs in a sentence, for command-line help (train.py, agents.evaluate, aos_env.apps.play).
-SPEC_HELP = ("random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
-             "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
-             "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "
-             "from it) | path/to/bot.npz (a bot file written by python -m agents.export)")
+SPEC_HELP = (
+    "random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
+    "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
+    "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "
+    "from it) | path/to/bot.npz (a bot file written by python -m agents.export)"
+)
 MODEL_SUFFIX = ".zip"
 BOT_SUFFIX = ".npz"
 
@@ -81,19 +84,34 @@ def _text(key: str, text: str) -> str:
 OPTIONS: dict[str, dict[str, Callable[[str, str], Any]]] = {
     "random": {},
     "greedy": {},
-    "mc": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
-           "prior_weight": _optional_float},
+    "mc": {
+        "rollouts": _int,
+        "rollout_policy": _text,
+        "max_rollout_turns": _optional_int,
+        "leaf_value": _text,
+        "prior_weight": _optional_float,
+    },
     "bot": {"deterministic": _bool},
     "bot-v2": {"deterministic": _bool},
-    "search": {"rollouts": _int, "rollout_policy": _text, "max_rollout_turns": _optional_int, "leaf_value": _text,
-               "prior_weight": _optional_float},
+    "search": {
+        "rollouts": _int,
+        "rollout_policy": _text,
+        "max_rollout_turns": _optional_int,
+        "leaf_value": _text,
+        "prior_weight": _optional_float,
+    },
     "model": {"deterministic": _bool, "device": _text},
     "bot file": {"deterministic": _bool},
 }
 #: The ``search`` preset: MonteCarloAgent's options, tuned for strength at well under a second
 #: per decision (any of them can be overridden: ``search:rollouts=32``).
-SEARCH_DEFAULTS: dict[str, Any] = {"rollouts": 64, "rollout_policy": "bot", "leaf_value": "bot",
-                                   "max_rollout_turns": 8, "prior_weight": 0.1}
+SEARCH_DEFAULTS: dict[str, Any] = {
+    "rollouts": 64,
+    "rollout_policy": "bot",
+    "leaf_value": "bot",
+    "max_rollout_turns": 8,
+    "prior_weight": 0.1,
+}
 
 
 def _search(seed: int | None = 0, **options: Any) -> MonteCarloAgent:
@@ -108,8 +126,14 @@ def _bot_v2(seed: int | None = 0, **options: Any) -> BotAgent:
     return bot
 
 
-_BUILD = {"random": RandomAgent, "greedy": GreedyAgent, "mc": MonteCarloAgent, "bot": BotAgent, "bot-v2": _bot_v2,
-          "search": _search}
+_BUILD = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "mc": MonteCarloAgent,
+    "bot": BotAgent,
+    "bot-v2": _bot_v2,
+    "search": _search,
+}
 
 
 def _split(spec: str) -> tuple[str, str, str | None]:
@@ -132,12 +156,15 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     agent's constructor does). Raises ValueError.
     """
     if not isinstance(spec, str) or not spec.strip():
-        raise ArgumentError(f"an agent spec must be a non-empty string such as 'greedy' or 'mc:rollouts=8', "
-                            f"got {spec!r}")
+        raise ArgumentError(
+            f"an agent spec must be a non-empty string such as 'greedy' or 'mc:rollouts=8', got {spec!r}"
+        )
     name, args, kind = _split(spec.strip())
     if kind is None and name not in _BUILD:
-        raise ArgumentError(f"unknown agent {spec!r}: use one of {', '.join(NAMES)}, a path to a model "
-                            f"{MODEL_SUFFIX} or to a bot file {BOT_SUFFIX}{did_you_mean(name, NAMES)}")
+        raise ArgumentError(
+            f"unknown agent {spec!r}: use one of {', '.join(NAMES)}, a path to a model "
+            f"{MODEL_SUFFIX} or to a bot file {BOT_SUFFIX}{did_you_mean(name, NAMES)}"
+        )
     allowed = OPTIONS[kind or name]
     kwargs: dict[str, Any] = {}
     for item in args.split(","):

@@ -22,8 +22,8 @@ import numpy as np
 
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_int, check_output_file, fail
-from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 from aos_env.base.files import atomic_path
+from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
 from .bot import FORMAT, FORMAT_VERSION
 
@@ -46,30 +46,37 @@ def _layers(name: str, module: Any, outputs: int) -> tuple[list[np.ndarray], lis
         kind = type(layer).__name__
         if isinstance(layer, nn.Linear) and expect_linear:
             w = layer.weight.detach().cpu().numpy().T.astype(np.float32)
-            b = (layer.bias.detach().cpu().numpy() if layer.bias is not None else np.zeros(w.shape[1]))
+            b = layer.bias.detach().cpu().numpy() if layer.bias is not None else np.zeros(w.shape[1])
             if weights and w.shape[0] != weights[-1].shape[1]:
-                raise ArgumentError(f"{name}[{i}]: Linear takes {w.shape[0]} inputs, the layer before gives "
-                                    f"{weights[-1].shape[1]}")
+                raise ArgumentError(
+                    f"{name}[{i}]: Linear takes {w.shape[0]} inputs, the layer before gives {weights[-1].shape[1]}"
+                )
             weights.append(np.ascontiguousarray(w))
             biases.append(b.astype(np.float32))
         elif kind in ACTIVATION_NAMES and not expect_linear:
             acts.add(ACTIVATION_NAMES[kind])
         else:
             wanted = "a Linear layer" if expect_linear else "an activation (Tanh or ReLU)"
-            raise ArgumentError(f"{name}[{i}] must be {wanted}, got {kind}: the bot format plays Linear layers "
-                                "with one activation (Tanh or ReLU) between each two, and nothing else")
+            raise ArgumentError(
+                f"{name}[{i}] must be {wanted}, got {kind}: the bot format plays Linear layers "
+                "with one activation (Tanh or ReLU) between each two, and nothing else"
+            )
         expect_linear = not expect_linear
     if expect_linear:
-        raise ArgumentError(f"{name} must end with a Linear layer (its outputs are used as they are), "
-                            f"got {type(module[-1]).__name__}")
+        raise ArgumentError(
+            f"{name} must end with a Linear layer (its outputs are used as they are), got {type(module[-1]).__name__}"
+        )
     if len(acts) > 1:
         raise ArgumentError(f"{name} must use one kind of activation, got {', '.join(sorted(acts))}")
     if weights[0].shape[0] != core.OBS_DIM:
-        raise ArgumentError(f"{name} must take the observation ({core.OBS_DIM} inputs, observation version "
-                            f"{core.OBS_VERSION}), got {weights[0].shape[0]} inputs")
+        raise ArgumentError(
+            f"{name} must take the observation ({core.OBS_DIM} inputs, observation version "
+            f"{core.OBS_VERSION}), got {weights[0].shape[0]} inputs"
+        )
     if weights[-1].shape[1] != outputs:
-        raise ArgumentError(f"{name} must give {outputs} output{'s' if outputs > 1 else ''}, got "
-                            f"{weights[-1].shape[1]}")
+        raise ArgumentError(
+            f"{name} must give {outputs} output{'s' if outputs > 1 else ''}, got {weights[-1].shape[1]}"
+        )
     return weights, biases, next(iter(acts), None)
 
 
@@ -111,10 +118,15 @@ def torch_to_bot(module: Any, path, *, num_players: int, value: Any = None, info
         act = act or vf_act
         arrays.update({f"vf_w{i}": w for i, w in enumerate(vf_w)})
         arrays.update({f"vf_b{i}": b for i, b in enumerate(vf_b)})
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
-            "obs_dim": core.OBS_DIM, "num_players": num_players,
-            "activation": act or "tanh",  # no hidden layer: never applied
-            "info": info}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": num_players,
+        "activation": act or "tanh",  # no hidden layer: never applied
+        "info": info,
+    }
     with atomic_path(out) as tmp:
         np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
     return out

@@ -32,15 +32,25 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from aos_env.base.checks import (
-    MEMORY_FRACTION, ArgumentError, arg_type, check_batch_memory, check_output_folder, float_arg, format_bytes,
-    int_arg, int_list_arg, name_list_arg, total_memory,
+    MEMORY_FRACTION,
+    ArgumentError,
+    arg_type,
+    check_batch_memory,
+    check_output_folder,
+    float_arg,
+    format_bytes,
+    int_arg,
+    int_list_arg,
+    name_list_arg,
+    total_memory,
 )
 from aos_env.base.files import atomic_folder, atomic_path, write_text
 
@@ -61,8 +71,16 @@ CHECKPOINTS = "checkpoints"  # runs/<name>/checkpoints/model_<steps>.zip (sb3), 
 _CHECKPOINT_NAME = re.compile(r"model_([0-9]+)\.zip")
 #: What a run writes in its folder: a folder holding any of them holds a run, which only --resume
 #: continues and only --overwrite replaces.
-RUN_FILES = (MODEL_FILE, "summary.json", "history.json", "learning_curve.png", BOT_FILE, RLLIB_CHECKPOINT,
-             CHECKPOINTS, "tb")
+RUN_FILES = (
+    MODEL_FILE,
+    "summary.json",
+    "history.json",
+    "learning_curve.png",
+    BOT_FILE,
+    RLLIB_CHECKPOINT,
+    CHECKPOINTS,
+    "tb",
+)
 DEFAULT_BATCH_SIZE = 2048
 #: Bytes per network parameter while training: float32 weights, their gradients and Adam's two moments.
 _TRAIN_BYTES_PER_PARAMETER = 4 * 4
@@ -112,73 +130,140 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog or "train.py",
         description="Train an Age of Summoners bot with PPO and self-play: MaskablePPO (sb3-contrib, the default) "
-                    "or Ray RLlib's PPO (--backend rllib, on a local Ray or a Ray cluster).",
+        "or Ray RLlib's PPO (--backend rllib, on a local Ray or a Ray cluster).",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     g = p.add_argument_group("game and run")
-    g.add_argument("--backend", choices=TRAINERS, default="sb3",
-                   help="sb3: sb3-contrib's MaskablePPO in this process (the train extra); rllib: Ray RLlib's PPO "
-                        "with env runners (the rllib extra), see the RLlib options below")
+    g.add_argument(
+        "--backend",
+        choices=TRAINERS,
+        default="sb3",
+        help="sb3: sb3-contrib's MaskablePPO in this process (the train extra); rllib: Ray RLlib's PPO "
+        "with env runners (the rllib extra), see the RLlib options below",
+    )
     g.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4")
-    g.add_argument("--timesteps", type=int_arg(1), default=4_000_000,
-                   help="learner decisions to train for, at least 1 (with --resume: this many more); "
-                        "to evaluate a saved model without training, use python -m agents.evaluate")
-    g.add_argument("--num-envs", type=int_arg(1), default=None,
-                   help=f"games played in parallel by the batched env (more games amortise the env's per-call cost); "
-                        f"with --backend rllib, in all env runners together (default: {DEFAULT_NUM_ENVS})")
-    g.add_argument("--seed", type=int_arg(0, MAX_TRAIN_SEED), default=0,
-                   help="seed for games, opponents, evaluation and the network, 0..2**32-1")
+    g.add_argument(
+        "--timesteps",
+        type=int_arg(1),
+        default=4_000_000,
+        help="learner decisions to train for, at least 1 (with --resume: this many more); "
+        "to evaluate a saved model without training, use python -m agents.evaluate",
+    )
+    g.add_argument(
+        "--num-envs",
+        type=int_arg(1),
+        default=None,
+        help=f"games played in parallel by the batched env (more games amortise the env's per-call cost); "
+        f"with --backend rllib, in all env runners together (default: {DEFAULT_NUM_ENVS})",
+    )
+    g.add_argument(
+        "--seed",
+        type=int_arg(0, MAX_TRAIN_SEED),
+        default=0,
+        help="seed for games, opponents, evaluation and the network, 0..2**32-1",
+    )
     g.add_argument("--out", type=Path, default=Path("runs"), help="folder for runs")
-    g.add_argument("--name", type=arg_type(_run_name, "name"), default="default",
-                   help="run name: output goes to <out>/<name>/")
-    g.add_argument("--resume", action="store_true",
-                   help="continue the run <out>/<name>/ from the newest of its model.zip and "
-                        "checkpoints/model_<steps>.zip (rllib: from its RLlib checkpoint rllib/). It is read with "
-                        "SB3's (or RLlib's) full loader, which unpickles the file and so can run code from it: "
-                        "resume only run folders you trained yourself (playing a model, as an agent or an "
-                        "opponent, reads it without unpickling)")
-    g.add_argument("--overwrite", action="store_true",
-                   help="replace the run <out>/<name>/ if it exists (its model, checkpoints, summary, history, "
-                        "curve and TensorBoard logs are deleted when training starts); without --overwrite or "
-                        "--resume an existing run is never written over")
-    g.add_argument("--max-turns", type=int_arg(1), default=200,
-                   help="turn limit of a game (over all players), at least --players (every seat gets a turn)")
-    g.add_argument("--device", default="cpu",
-                   help="torch device of the learner (cpu, cuda, cuda:1, ...; rllib: cpu or cuda, one GPU); it must "
-                        "exist on this machine (cuda only where torch.cuda.is_available())")
-    g.add_argument("--threads", type=int_arg(1), default=1,
-                   help="threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
-                        "the env and the network take turns in one process, and idle engine threads spin)")
+    g.add_argument(
+        "--name", type=arg_type(_run_name, "name"), default="default", help="run name: output goes to <out>/<name>/"
+    )
+    g.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run <out>/<name>/ from the newest of its model.zip and "
+        "checkpoints/model_<steps>.zip (rllib: from its RLlib checkpoint rllib/). It is read with "
+        "SB3's (or RLlib's) full loader, which unpickles the file and so can run code from it: "
+        "resume only run folders you trained yourself (playing a model, as an agent or an "
+        "opponent, reads it without unpickling)",
+    )
+    g.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the run <out>/<name>/ if it exists (its model, checkpoints, summary, history, "
+        "curve and TensorBoard logs are deleted when training starts); without --overwrite or "
+        "--resume an existing run is never written over",
+    )
+    g.add_argument(
+        "--max-turns",
+        type=int_arg(1),
+        default=200,
+        help="turn limit of a game (over all players), at least --players (every seat gets a turn)",
+    )
+    g.add_argument(
+        "--device",
+        default="cpu",
+        help="torch device of the learner (cpu, cuda, cuda:1, ...; rllib: cpu or cuda, one GPU); it must "
+        "exist on this machine (cuda only where torch.cuda.is_available())",
+    )
+    g.add_argument(
+        "--threads",
+        type=int_arg(1),
+        default=1,
+        help="threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
+        "the env and the network take turns in one process, and idle engine threads spin)",
+    )
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
 
     o = p.add_argument_group("opponents and self-play")
-    o.add_argument("--opponents", nargs="+", type=arg_type(_mix_item, "spec@weight"),
-                   default=["greedy@0.5", "random@0.1", "self@0.4"],
-                   help="opponent mix, each 'spec@weight': spec is "
-                        f"{SPEC_HELP}, or 'self' (the learner's own snapshots); "
-                        "weights are relative, >= 0, at least one > 0")
-    o.add_argument("--snapshot-every", type=int_arg(1), default=250_000,
-                   help="add a frozen copy of the learner to the self-play pool every this many steps")
+    o.add_argument(
+        "--opponents",
+        nargs="+",
+        type=arg_type(_mix_item, "spec@weight"),
+        default=["greedy@0.5", "random@0.1", "self@0.4"],
+        help="opponent mix, each 'spec@weight': spec is "
+        f"{SPEC_HELP}, or 'self' (the learner's own snapshots); "
+        "weights are relative, >= 0, at least one > 0",
+    )
+    o.add_argument(
+        "--snapshot-every",
+        type=int_arg(1),
+        default=250_000,
+        help="add a frozen copy of the learner to the self-play pool every this many steps",
+    )
     o.add_argument("--max-snapshots", type=int_arg(1), default=5, help="snapshots kept in the pool (oldest dropped)")
-    o.add_argument("--shaping", type=float_arg(0), default=0.02,
-                   help="reward per point of change in the learner's score lead (0 = only the final +1/-1)")
-    o.add_argument("--truncation-reward", type=arg_type(_truncation_reward, "loss, zero or a number"), default="loss",
-                   help="the learner's reward when its game reaches the turn limit: 'loss' (-1/(P-1), as a lost game: "
-                        "stalling never pays better than playing to win), 'zero' (the game's own 0, R7.5) or a number")
+    o.add_argument(
+        "--shaping",
+        type=float_arg(0),
+        default=0.02,
+        help="reward per point of change in the learner's score lead (0 = only the final +1/-1)",
+    )
+    o.add_argument(
+        "--truncation-reward",
+        type=arg_type(_truncation_reward, "loss, zero or a number"),
+        default="loss",
+        help="the learner's reward when its game reaches the turn limit: 'loss' (-1/(P-1), as a lost game: "
+        "stalling never pays better than playing to win), 'zero' (the game's own 0, R7.5) or a number",
+    )
 
     n = p.add_argument_group("network and PPO")
-    n.add_argument("--init", type=Path, default=None, metavar="BOT.npz",
-                   help="start the networks from a bot file's weights instead of at random (sb3 only; --net-arch "
-                        "must be the bot's hidden sizes); a bot of an older observation version is widened to this "
-                        "one, so the run starts from that bot's play (docs/bot.md)")
-    n.add_argument("--net-arch", type=int_list_arg(1), default="256,256",
-                   help="hidden layer sizes of the policy and value networks, comma separated (e.g. 256,256)")
+    n.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        metavar="BOT.npz",
+        help="start the networks from a bot file's weights instead of at random (sb3 only; --net-arch "
+        "must be the bot's hidden sizes); a bot of an older observation version is widened to this "
+        "one, so the run starts from that bot's play (docs/bot.md)",
+    )
+    n.add_argument(
+        "--net-arch",
+        type=int_list_arg(1),
+        default="256,256",
+        help="hidden layer sizes of the policy and value networks, comma separated (e.g. 256,256)",
+    )
     n.add_argument("--learning-rate", type=float_arg(0, low_open=True), default=3e-4, help="Adam learning rate, > 0")
-    n.add_argument("--n-steps", type=int_arg(1), default=16,
-                   help="steps per env per rollout (rollout = n_steps * num_envs, at least 2)")
-    n.add_argument("--batch-size", type=int_arg(2), default=None,
-                   help=f"minibatch size, at least 2 and at most the rollout (--n-steps x --num-envs); default: "
-                        f"{DEFAULT_BATCH_SIZE}, or the rollout if it is smaller")
+    n.add_argument(
+        "--n-steps",
+        type=int_arg(1),
+        default=16,
+        help="steps per env per rollout (rollout = n_steps * num_envs, at least 2)",
+    )
+    n.add_argument(
+        "--batch-size",
+        type=int_arg(2),
+        default=None,
+        help=f"minibatch size, at least 2 and at most the rollout (--n-steps x --num-envs); default: "
+        f"{DEFAULT_BATCH_SIZE}, or the rollout if it is smaller",
+    )
     n.add_argument("--n-epochs", type=int_arg(1), default=4, help="passes over each rollout")
     n.add_argument("--gamma", type=float_arg(0, 1), default=0.995, help="discount factor, 0..1")
     n.add_argument("--gae-lambda", type=float_arg(0, 1), default=0.95, help="GAE lambda, 0..1")
@@ -188,23 +273,38 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     n.add_argument("--max-grad-norm", type=float_arg(0, low_open=True), default=0.5, help="gradient clipping, > 0")
 
     r = p.add_argument_group("RLlib (--backend rllib)")
-    r.add_argument("--num-env-runners", type=int_arg(0), default=None,
-                   help="Ray actors that sample games (one CPU each); 0 samples in this process between updates "
-                        "(default: 0)")
-    r.add_argument("--envs-per-runner", type=int_arg(1), default=None,
-                   help="games each env runner plays at once on its batched engine (default: --num-envs divided "
-                        "among the runners); give this or --num-envs, not both")
-    r.add_argument("--address", default=None,
-                   help="join a running Ray cluster (host:port of its head, or 'auto'; start one with ray start "
-                        "--head); default: a local Ray, started and stopped by this script")
+    r.add_argument(
+        "--num-env-runners",
+        type=int_arg(0),
+        default=None,
+        help="Ray actors that sample games (one CPU each); 0 samples in this process between updates (default: 0)",
+    )
+    r.add_argument(
+        "--envs-per-runner",
+        type=int_arg(1),
+        default=None,
+        help="games each env runner plays at once on its batched engine (default: --num-envs divided "
+        "among the runners); give this or --num-envs, not both",
+    )
+    r.add_argument(
+        "--address",
+        default=None,
+        help="join a running Ray cluster (host:port of its head, or 'auto'; start one with ray start "
+        "--head); default: a local Ray, started and stopped by this script",
+    )
 
     e = p.add_argument_group("evaluation")
-    e.add_argument("--eval-every", type=int_arg(1), default=500_000,
-                   help="evaluate and checkpoint every this many steps")
+    e.add_argument(
+        "--eval-every", type=int_arg(1), default=500_000, help="evaluate and checkpoint every this many steps"
+    )
     e.add_argument("--eval-games", type=int_arg(1), default=200, help="games against each baseline at each evaluation")
     e.add_argument("--final-eval-games", type=int_arg(1), default=1000, help="games against each baseline at the end")
-    e.add_argument("--eval-baselines", type=name_list_arg, default="random,greedy",
-                   help="agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)")
+    e.add_argument(
+        "--eval-baselines",
+        type=name_list_arg,
+        default="random,greedy",
+        help="agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)",
+    )
     return p
 
 
@@ -229,10 +329,14 @@ def iteration_times(sample: list[float], learn: list[float], steps: int) -> dict
     the seconds spent sampling (the env, the opponents and the policy's forward passes) and
     learning (the PPO epochs), in total and per iteration. Self-play snapshots, evaluations and
     checkpoints are in neither. ``steps``: the learner steps of all these iterations."""
-    return {"count": len(learn), "mean_steps": steps / len(learn) if learn else 0.0,
-            "sample_seconds": float(sum(sample)), "learn_seconds": float(sum(learn)),
-            "mean_sample_seconds": float(np.mean(sample)) if sample else 0.0,
-            "mean_learn_seconds": float(np.mean(learn)) if learn else 0.0}
+    return {
+        "count": len(learn),
+        "mean_steps": steps / len(learn) if learn else 0.0,
+        "sample_seconds": float(sum(sample)),
+        "learn_seconds": float(sum(learn)),
+        "mean_sample_seconds": float(np.mean(sample)) if sample else 0.0,
+        "mean_learn_seconds": float(np.mean(learn)) if learn else 0.0,
+    }
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> OpponentPool:
@@ -250,8 +354,11 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     args.opponents = [_mix_item(o) if isinstance(o, str) else o for o in args.opponents]
     args.resume_from = None
     if args.max_turns < args.players:
-        usage("--max-turns", f"must be at least --players ({args.players}): every seat, the learner's too, needs a "
-                             f"turn; got {args.max_turns}")
+        usage(
+            "--max-turns",
+            f"must be at least --players ({args.players}): every seat, the learner's too, needs a "
+            f"turn; got {args.max_turns}",
+        )
     games_option = _check_backend(parser, args)
     rollout = args.n_steps * args.num_envs
     if rollout < 2:  # PPO normalises the advantages over the rollout
@@ -262,8 +369,12 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
         games = "games" if args.backend == "rllib" else "--num-envs"
         usage("--batch-size", f"must be at most the rollout (--n-steps x {games} = {rollout}), got {args.batch_size}")
     try:
-        check_batch_memory(games_option, args.num_envs, BYTES_PER_GAME + args.n_steps * _rollout_bytes_per_step(),
-                           unit=f"game, with its {args.n_steps} rollout steps")
+        check_batch_memory(
+            games_option,
+            args.num_envs,
+            BYTES_PER_GAME + args.n_steps * _rollout_bytes_per_step(),
+            unit=f"game, with its {args.n_steps} rollout steps",
+        )
         check_output_folder("--out", args.out)
     except ArgumentError as e:
         parser.error(str(e))
@@ -286,8 +397,11 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
         except Exception as e:  # ArgumentError, or whatever a broken .npz raises in numpy's reader
             usage("--init", _load_error(e))
         if hidden != list(args.net_arch):
-            usage("--init", f"the bot's hidden layers are {','.join(map(str, hidden))}; give --net-arch "
-                            f"{','.join(map(str, hidden))} (got {','.join(map(str, args.net_arch))})")
+            usage(
+                "--init",
+                f"the bot's hidden layers are {','.join(map(str, hidden))}; give --net-arch "
+                f"{','.join(map(str, hidden))} (got {','.join(map(str, args.net_arch))})",
+            )
     from .model_file import check_device
 
     if args.backend == "rllib" and args.device not in ("cpu", "cuda"):
@@ -338,17 +452,23 @@ def _check_net_arch(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     arch = ",".join(map(str, args.net_arch))
     params = parameter_count({"pi": list(args.net_arch), "vf": list(args.net_arch)})
     if params > MAX_PARAMETERS:
-        parser.error(f"argument --net-arch: layers {arch} make networks of {params:,} parameters, more than the "
-                     f"{MAX_PARAMETERS:,} a model file may hold")
+        parser.error(
+            f"argument --net-arch: layers {arch} make networks of {params:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model file may hold"
+        )
     copies = args.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
     rows = args.num_envs + args.batch_size  # a rollout step's forward pass, a minibatch's forward and backward
-    need = (params * (_TRAIN_BYTES_PER_PARAMETER + copies * _SNAPSHOT_BYTES_PER_PARAMETER)
-            + rows * 2 * sum(args.net_arch) * _ACTIVATION_BYTES)
+    need = (
+        params * (_TRAIN_BYTES_PER_PARAMETER + copies * _SNAPSHOT_BYTES_PER_PARAMETER)
+        + rows * 2 * sum(args.net_arch) * _ACTIVATION_BYTES
+    )
     memory = total_memory()
     if memory is not None and need > memory * MEMORY_FRACTION:
-        parser.error(f"argument --net-arch: layers {arch} ({params:,} parameters) would need about "
-                     f"{format_bytes(need)} of memory to train; this machine has {format_bytes(memory)} and a run "
-                     f"may use {MEMORY_FRACTION:.0%} of it: give smaller layers")
+        parser.error(
+            f"argument --net-arch: layers {arch} ({params:,} parameters) would need about "
+            f"{format_bytes(need)} of memory to train; this machine has {format_bytes(memory)} and a run "
+            f"may use {MEMORY_FRACTION:.0%} of it: give smaller layers"
+        )
 
 
 def _check_writable(parser: argparse.ArgumentParser, run_dir: Path) -> None:
@@ -361,8 +481,10 @@ def _check_writable(parser: argparse.ArgumentParser, run_dir: Path) -> None:
         os.close(fd)
         os.unlink(name)
     except OSError as e:
-        parser.error(f"argument --out: cannot write in {str(folder)!r}: creating a file there failed "
-                     f"({e.strerror or e}); give a folder that can be written")
+        parser.error(
+            f"argument --out: cannot write in {str(folder)!r}: creating a file there failed "
+            f"({e.strerror or e}); give a folder that can be written"
+        )
 
 
 def run_holds(run_dir: Path) -> list[str]:
@@ -410,19 +532,28 @@ def _check_run_folder(parser: argparse.ArgumentParser, args: argparse.Namespace,
         usage("--overwrite", "replaces a run, --resume continues it: give one of them")
     held = run_holds(run_dir) if run_dir.is_dir() else []
     if held and not (args.resume or args.overwrite):
-        usage("--name", f"{str(run_dir)!r} holds a run already ({', '.join(held)}); use --resume to continue it, "
-                        "--overwrite to replace it, or another --name")
+        usage(
+            "--name",
+            f"{str(run_dir)!r} holds a run already ({', '.join(held)}); use --resume to continue it, "
+            "--overwrite to replace it, or another --name",
+        )
     if not args.resume:
         return
     if args.backend == "rllib":
         if not (run_dir / RLLIB_CHECKPOINT / "rllib_checkpoint.json").is_file():
-            usage("--resume", f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
-                              "--backend rllib first, without --resume)")
+            usage(
+                "--resume",
+                f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
+                "--backend rllib first, without --resume)",
+            )
         return
     model = newest_model(run_dir)
     if model is None:
-        usage("--resume", f"no model to resume at {run_dir / MODEL_FILE} or in {run_dir / CHECKPOINTS} (train a "
-                          "run first, without --resume)")
+        usage(
+            "--resume",
+            f"no model to resume at {run_dir / MODEL_FILE} or in {run_dir / CHECKPOINTS} (train a "
+            "run first, without --resume)",
+        )
     try:
         check_sb3_model_file(model)
     except (ArgumentError, FileNotFoundError) as e:
@@ -432,8 +563,9 @@ def _check_run_folder(parser: argparse.ArgumentParser, args: argparse.Namespace,
     except ArgumentError:  # an older model without the JSON member: SB3's loader checks it
         trained_for = None
     if trained_for is not None and trained_for != args.players:
-        usage("--players", f"the run in {str(run_dir)!r} trains {trained_for}-player games, got --players "
-                           f"{args.players}")
+        usage(
+            "--players", f"the run in {str(run_dir)!r} trains {trained_for}-player games, got --players {args.players}"
+        )
     args.resume_from = model
 
 
@@ -446,8 +578,10 @@ def _inside(path: Path, folder: Path) -> bool:
 def _check_not_in_run(parser: argparse.ArgumentParser, option: str, path: Path, run_dir: Path) -> None:
     """An input may not be a file of the run being written (it would be replaced, or deleted by --overwrite)."""
     if _inside(path, run_dir):
-        parser.error(f"argument {option}: {str(path)!r} is inside the run's own folder {str(run_dir)!r}, which this "
-                     "run writes; copy it elsewhere first, or give another --name")
+        parser.error(
+            f"argument {option}: {str(path)!r} is inside the run's own folder {str(run_dir)!r}, which this "
+            "run writes; copy it elsewhere first, or give another --name"
+        )
 
 
 def _check_spec_not_in_run(parser: argparse.ArgumentParser, option: str, spec: str, run_dir: Path) -> None:
@@ -475,12 +609,14 @@ def _check_backend(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         import ray  # noqa: F401
         import ray.rllib  # noqa: F401
     except ImportError as e:
-        parser.error(f"argument --backend: rllib needs Ray RLlib ({e}): pip install -e \".[rllib]\"")
+        parser.error(f'argument --backend: rllib needs Ray RLlib ({e}): pip install -e ".[rllib]"')
     if args.address is not None and args.address != "auto":
         host, sep, port = args.address.rpartition(":")
         if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
-            parser.error(f"argument --address: must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', "
-                         f"got {args.address!r}")
+            parser.error(
+                f"argument --address: must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', "
+                f"got {args.address!r}"
+            )
     args.num_env_runners = args.num_env_runners or 0
     runners = max(1, args.num_env_runners)
     if args.envs_per_runner is not None and args.num_envs is not None:
@@ -521,8 +657,11 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict:
             raise SystemExit(stop.exit_status) from None
         except OSError as e:
             target = f" ({e.filename})" if e.filename else ""
-            parser.exit(1, f"{parser.prog}: error: {e.strerror or e}{target}: the run stopped; the files it wrote "
-                           "before are whole (every file is written to a temporary name and renamed into place)\n")
+            parser.exit(
+                1,
+                f"{parser.prog}: error: {e.strerror or e}{target}: the run stopped; the files it wrote "
+                "before are whole (every file is written to a temporary name and renamed into place)\n",
+            )
 
 
 class Interrupted(BaseException):
@@ -545,10 +684,10 @@ class StopSignal:
         self._deferred = False
         self._previous: dict = {}
 
-    def __enter__(self) -> "StopSignal":
+    def __enter__(self) -> StopSignal:
         return self.install()
 
-    def install(self) -> "StopSignal":
+    def install(self) -> StopSignal:
         """Take the signals (again, after a library such as Ray has set handlers of its own)."""
         if threading.current_thread() is threading.main_thread():
             for s in self.SIGNALS:
@@ -585,12 +724,18 @@ class StopSignal:
     def _handle(self, signum: int, frame) -> None:
         name = signal.Signals(signum).name
         if self.signum is not None:
-            print(f"\n{name} again: aborting at once, without saving (every file written so far is whole)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\n{name} again: aborting at once, without saving (every file written so far is whole)",
+                file=sys.stderr,
+                flush=True,
+            )
             raise SystemExit(128 + signum)
         self.signum = signum
-        print(f"\n{name}: stopping; the model and the summary will be saved (press Ctrl-C again to abort at once)",
-              file=sys.stderr, flush=True)
+        print(
+            f"\n{name}: stopping; the model and the summary will be saved (press Ctrl-C again to abort at once)",
+            file=sys.stderr,
+            flush=True,
+        )
         if not self._deferred:
             raise Interrupted
 
@@ -637,12 +782,24 @@ class Run:
         for i, spec in enumerate(self.baselines):
             rivals = [make_agent(spec, seed=seed + i * others + k) for k in range(others)]
             names = ["learner"] + [spec if others == 1 else f"{spec}#{k + 1}" for k in range(others)]
-            res = play_games([me, *rivals], args.players, games, seed=seed + 1000 * i,
-                             batch_size=min(games, 500), max_turns=args.max_turns, names=names)
+            res = play_games(
+                [me, *rivals],
+                args.players,
+                games,
+                seed=seed + 1000 * i,
+                batch_size=min(games, 500),
+                max_turns=args.max_turns,
+                names=names,
+            )
             summary = summarise(res)
             a = summary["agents"]["learner"]
-            out[spec] = {"win_rate": a["win_rate"], "ci95": a["win_rate_ci95"], "games": games,
-                         "mean_score": a["mean_score"], "truncated": summary["truncated"] / games}
+            out[spec] = {
+                "win_rate": a["win_rate"],
+                "ci95": a["win_rate_ci95"],
+                "games": games,
+                "mean_score": a["mean_score"],
+                "truncated": summary["truncated"] / games,
+            }
         return out
 
     def record(self, t: int, result: dict, log=None) -> None:
@@ -653,12 +810,22 @@ class Run:
                 log(f"eval/win_rate_vs_{spec}", r["win_rate"])
         write_text(self.history_path, json.dumps(self.history, indent=2))
         plot_curve(self.history, self.dir / "learning_curve.png", self.baselines, self.args.backend)
-        msg = ", ".join(f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], "
-                        f"{r['truncated']:.1%} truncated" for s, r in result.items())
+        msg = ", ".join(
+            f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], {r['truncated']:.1%} truncated"
+            for s, r in result.items()
+        )
         print(f"[{t:,} steps, {time.time() - self.started:.0f} s] {msg}", flush=True)
 
-    def finish(self, timesteps: int, steps: int, train_seconds: float, final: dict | None, model: Path,
-               extra: dict | None = None, interrupted: str | None = None) -> dict:
+    def finish(
+        self,
+        timesteps: int,
+        steps: int,
+        train_seconds: float,
+        final: dict | None,
+        model: Path,
+        extra: dict | None = None,
+        interrupted: str | None = None,
+    ) -> dict:
         """Write summary.json and say where everything is. ``interrupted``: the signal's name if the
         run was stopped (the summary then says so, and ``final`` is None: no final evaluation ran)."""
         summary = {
@@ -676,8 +843,7 @@ class Run:
             **(extra or {}),
         }
         write_text(self.dir / "summary.json", json.dumps(summary, indent=2))
-        where = (f"saved {model}; summary in {self.dir / 'summary.json'}; curve in "
-                 f"{self.dir / 'learning_curve.png'}")
+        where = f"saved {model}; summary in {self.dir / 'summary.json'}; curve in {self.dir / 'learning_curve.png'}"
         if interrupted:
             print(f"{interrupted}: stopped at {timesteps:,} steps; {where}; continue with --resume", flush=True)
         else:
@@ -685,8 +851,9 @@ class Run:
         return summary
 
 
-def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool,
-              stop: StopSignal | None = None) -> dict:
+def train_sb3(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool, stop: StopSignal | None = None
+) -> dict:
     """MaskablePPO on the SB3 adapter of the batched env, in this process. Every model (model.zip,
     the checkpoints) is written by ``agents.model_file.save_model``: atomically, with the JSON member
     that lets agents read it without unpickling. ``stop``: the run's :class:`StopSignal`."""
@@ -705,8 +872,15 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
     model_path = run_dir / MODEL_FILE
 
     self_weight = sum(w for s, w in args.opponents if s == "self")
-    venv = LearnerVecEnv(num_envs=args.num_envs, num_players=args.players, opponents=pool, seed=args.seed,
-                         max_turns=args.max_turns, shaping=args.shaping, truncation_reward=args.truncation_reward)
+    venv = LearnerVecEnv(
+        num_envs=args.num_envs,
+        num_players=args.players,
+        opponents=pool,
+        seed=args.seed,
+        max_turns=args.max_turns,
+        shaping=args.shaping,
+        truncation_reward=args.truncation_reward,
+    )
     env = VecMonitor(venv, info_keywords=("win", "score"))
 
     resume_from = getattr(args, "resume_from", None) or (model_path if args.resume else None)
@@ -716,22 +890,37 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
             # the env's spaces replace the saved ones: runs saved before the observation's bounds became
             # finite (aos-env 0.3) have inf highs, and SB3 would refuse a Box that differs only there
             # (the shape, which must match, is checked by SB3 against the saved weights)
-            model = MaskablePPO.load(str(resume_from), env=env, device=args.device,
-                                     tensorboard_log=str(run_dir / "tb"),
-                                     custom_objects={"observation_space": env.observation_space,
-                                                     "action_space": env.action_space})
+            model = MaskablePPO.load(
+                str(resume_from),
+                env=env,
+                device=args.device,
+                tensorboard_log=str(run_dir / "tb"),
+                custom_objects={"observation_space": env.observation_space, "action_space": env.action_space},
+            )
         except Exception as e:
-            parser.error(f"argument --resume: cannot continue the run in {run_dir} from {resume_from}: "
-                         f"{type(e).__name__}: {e}")
+            parser.error(
+                f"argument --resume: cannot continue the run in {run_dir} from {resume_from}: {type(e).__name__}: {e}"
+            )
         print(f"resuming from {resume_from} ({model.num_timesteps:,} steps)", flush=True)
     else:
         model = MaskablePPO(
-            "MlpPolicy", env,
-            learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
-            ent_coef=args.ent_coef, vf_coef=args.vf_coef, max_grad_norm=args.max_grad_norm,
+            "MlpPolicy",
+            env,
+            learning_rate=args.learning_rate,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            max_grad_norm=args.max_grad_norm,
             policy_kwargs={"net_arch": args.net_arch},
-            tensorboard_log=str(run_dir / "tb"), seed=args.seed, device=args.device, verbose=0,
+            tensorboard_log=str(run_dir / "tb"),
+            seed=args.seed,
+            device=args.device,
+            verbose=0,
         )
         if args.init is not None:
             from agents.export import warm_start
@@ -782,8 +971,7 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
 
         def _snapshot(self) -> None:
             name = f"self@{model.num_timesteps}"
-            pool.add(name, PolicyAgent.snapshot(model, deterministic=False, seed=args.seed + model.num_timesteps),
-                     1.0)
+            pool.add(name, PolicyAgent.snapshot(model, deterministic=False, seed=args.seed + model.num_timesteps), 1.0)
             self.snapshots.append(name)
             if len(self.snapshots) > args.max_snapshots:
                 pool.remove(self.snapshots.pop(0))  # games it is playing keep it until they end
@@ -809,29 +997,48 @@ def train_sb3(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: O
         training = Training()
         t0 = time.time()
         with stop.deferring():
-            model.learn(total_timesteps=args.timesteps, callback=training, progress_bar=not args.no_progress,
-                        reset_num_timesteps=resume_from is None, tb_log_name="ppo")
+            model.learn(
+                total_timesteps=args.timesteps,
+                callback=training,
+                progress_bar=not args.no_progress,
+                reset_num_timesteps=resume_from is None,
+                tb_log_name="ppo",
+            )
         train_end = time.time()
         if stop.requested:
             raise Interrupted
         save_model(model, model_path, args.players)
         final = evaluate(args.final_eval_games, seed=20_000_000)
         run.record(model.num_timesteps, final, log)
-        return run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - t0, final, model_path,
-                          {"iterations": training.finish(train_end)})
+        return run.finish(
+            model.num_timesteps,
+            model.num_timesteps - steps_before,
+            train_end - t0,
+            final,
+            model_path,
+            {"iterations": training.finish(train_end)},
+        )
     except Interrupted:
         pass
     # stopped by a signal: save what there is (a second signal aborts, the files whole)
     train_end = train_end or time.time()
     save_model(model, model_path, args.players)
     iterations = training.finish(train_end) if training is not None else iteration_times([], [], 0)
-    run.finish(model.num_timesteps, model.num_timesteps - steps_before, train_end - (t0 or train_end), None,
-               model_path, {"iterations": iterations}, interrupted=stop.name)
+    run.finish(
+        model.num_timesteps,
+        model.num_timesteps - steps_before,
+        train_end - (t0 or train_end),
+        None,
+        model_path,
+        {"iterations": iterations},
+        interrupted=stop.name,
+    )
     raise SystemExit(stop.exit_status)
 
 
-def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool,
-                stop: StopSignal | None = None) -> dict:
+def train_rllib(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool, stop: StopSignal | None = None
+) -> dict:
     """Ray RLlib's PPO (aos_env.integrations.rllib): env runners step batches of games, self-play snapshots are
     broadcast to every runner's opponent pool, and the policy is saved as a numpy bot file.
     ``stop``: the run's :class:`StopSignal`."""
@@ -853,8 +1060,9 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
         if args.address is not None:
             ray.init(address=args.address, logging_level="ERROR")
         elif started_ray:  # a local Ray for this run: one CPU per env runner (it may share the cores)
-            ray.init(num_cpus=max(os.cpu_count() or 1, args.num_env_runners), include_dashboard=False,
-                     logging_level="ERROR")
+            ray.init(
+                num_cpus=max(os.cpu_count() or 1, args.num_env_runners), include_dashboard=False, logging_level="ERROR"
+            )
     except Exception as e:  # ray raises ConnectionError, RuntimeError or ValueError for a bad address
         parser.error(f"argument --address: cannot join a Ray cluster at {args.address!r}: {type(e).__name__}: {e}")
     stop.install()  # SIGINT and SIGTERM stop the run and save it, whatever handlers Ray has set
@@ -862,16 +1070,33 @@ def train_rllib(parser: argparse.ArgumentParser, args: argparse.Namespace, pool:
     try:
         cpus = ray.cluster_resources().get("CPU", 0)
         if args.num_env_runners > cpus:
-            parser.error(f"argument --num-env-runners: the Ray cluster has {cpus:g} CPUs, one per env runner is "
-                         f"needed; got {args.num_env_runners}")
+            parser.error(
+                f"argument --num-env-runners: the Ray cluster has {cpus:g} CPUs, one per env runner is "
+                f"needed; got {args.num_env_runners}"
+            )
         config = rllib.ppo_config(
-            num_players=args.players, opponents=pool.weights(), num_env_runners=args.num_env_runners,
-            envs_per_runner=args.envs_per_runner, n_steps=args.n_steps, batch_size=args.batch_size,
-            n_epochs=args.n_epochs, learning_rate=args.learning_rate, gamma=args.gamma, gae_lambda=args.gae_lambda,
-            clip_range=args.clip_range, ent_coef=args.ent_coef, vf_coef=args.vf_coef,
-            max_grad_norm=args.max_grad_norm, net_arch=args.net_arch, seed=args.seed, threads=args.threads,
-            max_turns=args.max_turns, shaping=args.shaping, truncation_reward=args.truncation_reward,
-            device=args.device)
+            num_players=args.players,
+            opponents=pool.weights(),
+            num_env_runners=args.num_env_runners,
+            envs_per_runner=args.envs_per_runner,
+            n_steps=args.n_steps,
+            batch_size=args.batch_size,
+            n_epochs=args.n_epochs,
+            learning_rate=args.learning_rate,
+            gamma=args.gamma,
+            gae_lambda=args.gae_lambda,
+            clip_range=args.clip_range,
+            ent_coef=args.ent_coef,
+            vf_coef=args.vf_coef,
+            max_grad_norm=args.max_grad_norm,
+            net_arch=args.net_arch,
+            seed=args.seed,
+            threads=args.threads,
+            max_turns=args.max_turns,
+            shaping=args.shaping,
+            truncation_reward=args.truncation_reward,
+            device=args.device,
+        )
         checkpoint = run_dir / RLLIB_CHECKPOINT
         if args.resume:
             try:
@@ -899,8 +1124,10 @@ def _check_reachable(parser: argparse.ArgumentParser, address: str, timeout: flo
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
     except OSError as e:
-        parser.error(f"argument --address: cannot join a Ray cluster at {address!r}: nothing answers there ({e}); "
-                     "start one with ray start --head")
+        parser.error(
+            f"argument --address: cannot join a Ray cluster at {address!r}: nothing answers there ({e}); "
+            "start one with ray start --head"
+        )
 
 
 def _save_folder(save, path: Path) -> None:
@@ -909,8 +1136,9 @@ def _save_folder(save, path: Path) -> None:
         save(tmp)
 
 
-def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, ray_version: str,
-                stop: StopSignal) -> dict:
+def _rllib_loop(
+    args: argparse.Namespace, run: Run, trainer, checkpoint: Path, ray_version: str, stop: StopSignal
+) -> dict:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm.auto import tqdm
 
@@ -929,8 +1157,9 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
         snapshots.append(name)
         removed = (snapshots.pop(0),) if len(snapshots) > args.max_snapshots else ()
         weights = {s: self_weight / len(snapshots) for s in snapshots}
-        trainer.update_opponents(add=(name, weights[name], args.seed + trainer.timesteps), remove=removed,
-                                 weights=weights)
+        trainer.update_opponents(
+            add=(name, weights[name], args.seed + trainer.timesteps), remove=removed, weights=weights
+        )
 
     def evaluate(games: int, seed: int) -> dict:
         return run.evaluate(trainer.agent(deterministic=True), games, seed)
@@ -940,16 +1169,23 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
     t0 = time.time()
 
     def iterations() -> dict:
-        return iteration_times(seconds["time/sample_seconds"], seconds["time/learn_seconds"],
-                               trainer.timesteps - steps_before)
+        return iteration_times(
+            seconds["time/sample_seconds"], seconds["time/learn_seconds"], trainer.timesteps - steps_before
+        )
 
     def rllib_info() -> dict:
-        return {"ray": ray_version, "checkpoint": str(checkpoint), "num_env_runners": args.num_env_runners,
-                "envs_per_runner": args.envs_per_runner}
+        return {
+            "ray": ray_version,
+            "checkpoint": str(checkpoint),
+            "num_env_runners": args.num_env_runners,
+            "envs_per_runner": args.envs_per_runner,
+        }
 
     def save() -> Path:
-        bot = trainer.save_bot(run_dir / BOT_FILE, info={"trained_by": "train.py --backend rllib",
-                                                         "timesteps": trainer.timesteps, "ray": ray_version})
+        bot = trainer.save_bot(
+            run_dir / BOT_FILE,
+            info={"trained_by": "train.py --backend rllib", "timesteps": trainer.timesteps, "ray": ray_version},
+        )
         _save_folder(trainer.save, checkpoint)
         return bot
 
@@ -959,27 +1195,52 @@ def _rllib_loop(args: argparse.Namespace, run: Run, trainer, checkpoint: Path, r
         if not run.history:
             run.record(trainer.timesteps, evaluate(args.eval_games, seed=10_000_000), log)
         t0 = time.time()
-        train_seconds = _rllib_train(args, run, trainer, stop, log, evaluate, snapshot, seconds, checkpoint,
-                                     self_weight, tqdm)
+        train_seconds = _rllib_train(
+            args, run, trainer, stop, log, evaluate, snapshot, seconds, checkpoint, self_weight, tqdm
+        )
         if stop.requested:
             raise Interrupted
         bot = save()
         final = evaluate(args.final_eval_games, seed=20_000_000)
         run.record(trainer.timesteps, final, log)
         writer.close()
-        return run.finish(trainer.timesteps, trainer.timesteps - steps_before, train_seconds, final, bot,
-                          {"iterations": iterations(), "rllib": rllib_info()})
+        return run.finish(
+            trainer.timesteps,
+            trainer.timesteps - steps_before,
+            train_seconds,
+            final,
+            bot,
+            {"iterations": iterations(), "rllib": rllib_info()},
+        )
     except Interrupted:
         pass
     bot = save()  # stopped by a signal: save what there is (a second signal aborts, the files whole)
     writer.close()
-    run.finish(trainer.timesteps, trainer.timesteps - steps_before, time.time() - t0, None, bot,
-               {"iterations": iterations(), "rllib": rllib_info()}, interrupted=stop.name)
+    run.finish(
+        trainer.timesteps,
+        trainer.timesteps - steps_before,
+        time.time() - t0,
+        None,
+        bot,
+        {"iterations": iterations(), "rllib": rllib_info()},
+        interrupted=stop.name,
+    )
     raise SystemExit(stop.exit_status)
 
 
-def _rllib_train(args, run: Run, trainer, stop: StopSignal, log, evaluate, snapshot, seconds: dict,
-                 checkpoint: Path, self_weight: float, tqdm) -> float:
+def _rllib_train(
+    args,
+    run: Run,
+    trainer,
+    stop: StopSignal,
+    log,
+    evaluate,
+    snapshot,
+    seconds: dict,
+    checkpoint: Path,
+    self_weight: float,
+    tqdm,
+) -> float:
     """RLlib's training iterations until ``--timesteps`` more steps or a stop signal; returns their seconds."""
     run_dir = run.dir
     next_snapshot = trainer.timesteps + args.snapshot_every
@@ -1051,7 +1312,10 @@ def __getattr__(name: str):
     if name == "BACKENDS":
         import warnings
 
-        warnings.warn("agents.training.BACKENDS is now TRAINERS (core.BACKENDS names the engines)",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "agents.training.BACKENDS is now TRAINERS (core.BACKENDS names the engines)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return TRAINERS
     raise AttributeError(f"module 'agents.training' has no attribute {name!r}")

@@ -39,8 +39,11 @@ if GYM_ENV_ID not in _gymnasium.registry:  # a second import (importlib.reload) 
     )
 
 #: names loaded on first use: name -> (module, attribute)
-_LAZY = {"env": ("aos_env.envs.aec", "env"), "raw_env": ("aos_env.envs.aec", "raw_env"),
-         "render_svg": ("aos_env.view.svg", "render_svg")}
+_LAZY = {
+    "env": ("aos_env.envs.aec", "env"),
+    "raw_env": ("aos_env.envs.aec", "raw_env"),
+    "render_svg": ("aos_env.view.svg", "render_svg"),
+}
 
 
 def __getattr__(name: str):

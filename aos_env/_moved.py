@@ -43,8 +43,12 @@ PUBLIC = frozenset({"aos_env.cards", "aos_env.openspiel"})
 
 
 def warn_moved(old: str, new: str, stacklevel: int = 2) -> None:
-    warnings.warn(f"{old} moved to {new} in aos_env 0.4.0; import {new} instead (the old path "
-                  f"will be removed in a later release)", DeprecationWarning, stacklevel=stacklevel + 1)
+    warnings.warn(
+        f"{old} moved to {new} in aos_env 0.4.0; import {new} instead (the old path "
+        f"will be removed in a later release)",
+        DeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -65,8 +69,11 @@ class _AliasLoader(importlib.abc.Loader):
         """``python -m <old path>`` (runpy): code that warns, then runs the new module as ``__main__``
         (run as itself, so that its relative imports resolve from its new package)."""
         warn = "" if self.old in PUBLIC else f"_moved.warn_moved({self.old!r}, {self.new!r}, stacklevel=1)\n"
-        source = ("import runpy\nfrom aos_env import _moved\n" + warn +
-                  f"runpy.run_module({self.new!r}, run_name='__main__', alter_sys=True)\n")
+        source = (
+            "import runpy\nfrom aos_env import _moved\n"
+            + warn
+            + f"runpy.run_module({self.new!r}, run_name='__main__', alter_sys=True)\n"
+        )
         return compile(source, f"<{self.old}: moved to {self.new}>", "exec")
 
     def is_package(self, fullname: str) -> bool:

@@ -9,7 +9,11 @@ import warnings
 
 from .envs.aec import ClassicWrapper, env, raw_env
 
-warnings.warn("aos_env.age_of_summoners_v0 is deprecated: the rules changed in version 1 (Nightmare and "
-              "Homunculus are optional); use aos_env.age_of_summoners_v1", DeprecationWarning, stacklevel=2)
+warnings.warn(
+    "aos_env.age_of_summoners_v0 is deprecated: the rules changed in version 1 (Nightmare and "
+    "Homunculus are optional); use aos_env.age_of_summoners_v1",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 __all__ = ["env", "raw_env", "ClassicWrapper"]

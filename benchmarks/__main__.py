@@ -46,28 +46,44 @@ def memory_per_game(players: int = 4) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0],
-                                epilog="Not in this run: python -m benchmarks.profile_engine (a step of the engine, "
-                                       "handler by handler) and python -m benchmarks.rllib_scaling (train.py with "
-                                       "RLlib's env runners and with SB3: it trains, for minutes).",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--batches", type=int_list_arg(1), default=[1, 64, 1024, 4096, 16384],
-                   help="engine batch sizes, comma separated")
-    p.add_argument("--numpy-max-batch", type=int_arg(1), default=16384,
-                   help="largest batch measured on the numpy engine (it is slow at large batches)")
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description=__doc__.split("\n\n")[0],
+        epilog="Not in this run: python -m benchmarks.profile_engine (a step of the engine, "
+        "handler by handler) and python -m benchmarks.rllib_scaling (train.py with "
+        "RLlib's env runners and with SB3: it trains, for minutes).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--batches",
+        type=int_list_arg(1),
+        default=[1, 64, 1024, 4096, 16384],
+        help="engine batch sizes, comma separated",
+    )
+    p.add_argument(
+        "--numpy-max-batch",
+        type=int_arg(1),
+        default=16384,
+        help="largest batch measured on the numpy engine (it is slow at large batches)",
+    )
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game for our engine/env")
     p.add_argument("--seconds", type=float_arg(0.01), default=3.0, help="length of one timed run")
     p.add_argument("--repeats", type=int_arg(1), default=5, help="runs per figure; the median is reported")
-    p.add_argument("--one-game-calls", type=int_arg(100), default=20_000,
-                   help="calls timed one by one for the one-game figures")
-    p.add_argument("--train-steps", type=int_arg(1), default=200_000,
-                   help="MaskablePPO timesteps for the env-share figure")
-    p.add_argument("--train-envs", type=int_arg(1), default=1024, help="parallel games of the training env (train.py's default)")
+    p.add_argument(
+        "--one-game-calls", type=int_arg(100), default=20_000, help="calls timed one by one for the one-game figures"
+    )
+    p.add_argument(
+        "--train-steps", type=int_arg(1), default=200_000, help="MaskablePPO timesteps for the env-share figure"
+    )
+    p.add_argument(
+        "--train-envs", type=int_arg(1), default=1024, help="parallel games of the training env (train.py's default)"
+    )
     p.add_argument("--skip-training", action="store_true", help="leave out the MaskablePPO measurement")
     p.add_argument("--skip-compile", action="store_true", help="leave out the compile-cost measurement")
     p.add_argument("--skip-peers", action="store_true", help="leave out PettingZoo and OpenSpiel")
-    p.add_argument("--quick", action="store_true",
-                   help="a smoke run: short runs, one repeat, small batches (figures are rough)")
+    p.add_argument(
+        "--quick", action="store_true", help="a smoke run: short runs, one repeat, small batches (figures are rough)"
+    )
     p.add_argument("--out", type=Path, default=Path("benchmarks/results"), help="folder for results.json and the plot")
     return p
 
@@ -88,10 +104,18 @@ def main(argv: list[str] | None = None) -> dict:
         args.train_envs = 64
         args.batches = [b for b in args.batches if b <= 1024] or [1]
         args.skip_compile = True
-    res: dict = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
-                             "machine": platform.machine()},
-                 "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-                 "engine": {b: {} for b in BACKENDS}, "one_game": {}, "aec": {}, "peers": {}}
+    res: dict = {
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.processor(),
+            "machine": platform.machine(),
+        },
+        "settings": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "engine": {b: {} for b in BACKENDS},
+        "one_game": {},
+        "aec": {},
+        "peers": {},
+    }
     t0 = time.perf_counter()
 
     def log(msg: str) -> None:
@@ -101,14 +125,18 @@ def main(argv: list[str] | None = None) -> dict:
         for b in args.batches:
             if backend == "numpy" and b > args.numpy_max_batch:
                 continue
-            r = median_of(lambda s, b=b, be=backend: engine_throughput.measure(b, args.players, args.seconds, seed=s,
-                                                                                backend=be), args.repeats)
+            r = median_of(
+                lambda s, b=b, be=backend: engine_throughput.measure(b, args.players, args.seconds, seed=s, backend=be),
+                args.repeats,
+            )
             res["engine"][backend][str(b)] = r
             log(f"engine ({backend}) batch {b}: {r['median']:,.0f} decisions/s")
         res["one_game"][backend] = one_game.one_game_times(args.players, args.one_game_calls, backend=backend)
         og = res["one_game"][backend]
-        log(f"one game ({backend}): core.step {og['step']['median_us']:.2f} us, "
-            f"core.observe {og['observe']['median_us']:.2f} us (medians)")
+        log(
+            f"one game ({backend}): core.step {og['step']['median_us']:.2f} us, "
+            f"core.observe {og['observe']['median_us']:.2f} us (medians)"
+        )
     res["memory_bytes_per_game"] = memory_per_game()
     log(f"engine memory: {res['memory_bytes_per_game']:,.0f} bytes per game")
     aec_runs = {"ours env": aec.ours(args.players), "ours raw_env": aec.ours(args.players, raw=True)}
@@ -127,13 +155,17 @@ def main(argv: list[str] | None = None) -> dict:
         log(f"AEC {name}: {res['aec'][name]['median']:,.0f} steps/s")
     if not args.skip_training:
         res["training"] = training.sb3_env_share(args.train_steps, num_envs=args.train_envs)
-        log(f"MaskablePPO: {res['training']['steps_per_second']:,.0f} env steps/s, "
-            f"env share {res['training']['env_share']:.1%}")
+        log(
+            f"MaskablePPO: {res['training']['steps_per_second']:,.0f} env steps/s, "
+            f"env share {res['training']['env_share']:.1%}"
+        )
     if not args.skip_compile:
         res["compile"] = compile_time.compile_times()
-        log(f"compile: cold {res['compile']['cold']['total_s']:.1f} s (as installed), "
+        log(
+            f"compile: cold {res['compile']['cold']['total_s']:.1f} s (as installed), "
             f"{res['compile']['cold_without_prebuilt']['total_s']:.1f} s (no prebuilt cache), "
-            f"warm {res['compile']['warm']['total_s']:.2f} s (fresh process to its first step)")
+            f"warm {res['compile']['warm']['total_s']:.2f} s (fresh process to its first step)"
+        )
     if not args.skip_peers:
         for name in PZ_PEERS:
             try:
@@ -141,13 +173,15 @@ def main(argv: list[str] | None = None) -> dict:
             except ImportError as e:
                 log(f"{name}: not installed ({e}); pip install -e '.[bench]'")
                 continue
-            res["peers"][f"pettingzoo {name}"] = median_of(lambda s, fn=fn: aec.aec_steps_per_second(fn, args.seconds, s),
-                                                           args.repeats)
+            res["peers"][f"pettingzoo {name}"] = median_of(
+                lambda s, fn=fn: aec.aec_steps_per_second(fn, args.seconds, s), args.repeats
+            )
             log(f"pettingzoo {name}: {res['peers'][f'pettingzoo {name}']['median']:,.0f} steps/s")
         for name in OS_PEERS:
             try:
-                r = median_of(lambda s, n=name: openspiel.openspiel_decisions_per_second(n, args.seconds, s),
-                              args.repeats)
+                r = median_of(
+                    lambda s, n=name: openspiel.openspiel_decisions_per_second(n, args.seconds, s), args.repeats
+                )
             except ImportError as e:
                 log(f"openspiel {name}: not installed ({e}); pip install -e '.[bench]'")
                 continue
@@ -180,10 +214,16 @@ def format_table(res: dict) -> str:
     for name, value, unit in rows:
         ratios = " | ".join(f"{value / v:.2f}x" for v in peers.values())
         lines.append(f"| {name} | {value:,.0f} {unit} | {ratios} |")
-    lines += ["", "| one game (batch of 1) | core.step median | p90 | core.observe median | p90 |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| one game (batch of 1) | core.step median | p90 | core.observe median | p90 |",
+        "|---|---|---|---|---|",
+    ]
     for backend, og in res["one_game"].items():
-        lines.append(f"| {backend} | {og['step']['median_us']:.2f} us | {og['step']['p90_us']:.2f} us "
-                     f"| {og['observe']['median_us']:.2f} us | {og['observe']['p90_us']:.2f} us |")
+        lines.append(
+            f"| {backend} | {og['step']['median_us']:.2f} us | {og['step']['p90_us']:.2f} us "
+            f"| {og['observe']['median_us']:.2f} us | {og['observe']['p90_us']:.2f} us |"
+        )
     aec_ = res["aec"]
     if "leduc env" in aec_:
         lines += ["", "| AEC, same loop, alternating runs | ours | leduc_holdem_v4 | ratio |", "|---|---|---|---|"]
@@ -201,11 +241,13 @@ def format_table(res: dict) -> str:
         lines.append(f"MaskablePPO ({t['timesteps']:,} steps): the env takes {t['env_share']:.1%} of the wall time.")
     if "compile" in res:
         c = res["compile"]
-        lines.append(f"Compiled engine, a fresh process to its first step: cold (an empty cache, filled from "
-                     f"{'the prebuilt cache' if c.get('prebuilt') else 'nothing: this install has no prebuilt cache'}) "
-                     f"{c['cold']['total_s']:.1f} s, cold without the prebuilt cache "
-                     f"{c['cold_without_prebuilt']['total_s']:.1f} s, warm {c['warm']['total_s']:.2f} s "
-                     f"(of which importing aos_env {c['warm']['import_s']:.2f} s).")
+        lines.append(
+            f"Compiled engine, a fresh process to its first step: cold (an empty cache, filled from "
+            f"{'the prebuilt cache' if c.get('prebuilt') else 'nothing: this install has no prebuilt cache'}) "
+            f"{c['cold']['total_s']:.1f} s, cold without the prebuilt cache "
+            f"{c['cold_without_prebuilt']['total_s']:.1f} s, warm {c['warm']['total_s']:.2f} s "
+            f"(of which importing aos_env {c['warm']['import_s']:.2f} s)."
+        )
     return "\n".join(lines)
 
 
@@ -218,8 +260,14 @@ def plot(res: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for i, (backend, by_batch) in enumerate(res["engine"].items()):
         sizes = [int(b) for b in by_batch]
-        ax.loglog(sizes, [by_batch[str(b)]["median"] for b in sizes], marker="o", lw=2,
-                  label=f"aos_env.core ({backend})", color=f"C{i}")
+        ax.loglog(
+            sizes,
+            [by_batch[str(b)]["median"] for b in sizes],
+            marker="o",
+            lw=2,
+            label=f"aos_env.core ({backend})",
+            color=f"C{i}",
+        )
     ax.axhline(res["aec"]["ours env"]["median"], color="k", ls=":", label="aos_env AEC env()")
     for i, (name, r) in enumerate(res["peers"].items()):
         ax.axhline(r["median"], color=f"C{i + 2}", ls="--", label=name)

@@ -104,23 +104,38 @@ def compile_times(warm_runs: int = 3, paths=("aec",)) -> dict:
             warm = sorted((_run(path, d) for _ in range(warm_runs)), key=lambda r: r["process_cpu_s"])
         with tempfile.TemporaryDirectory(prefix="aos-numba-") as d:
             bare = _run(path, d, prebuilt=False)
-        out["paths"][path] = {"cold": cold, "cold_without_prebuilt": bare, "warm": warm[len(warm) // 2],
-                              "warm_runs": warm}
+        out["paths"][path] = {
+            "cold": cold,
+            "cold_without_prebuilt": bare,
+            "warm": warm[len(warm) // 2],
+            "warm_runs": warm,
+        }
     first = out["paths"][paths[0]]
-    out["cold"], out["cold_without_prebuilt"], out["warm"] = first["cold"], first["cold_without_prebuilt"], first["warm"]
+    out["cold"], out["cold_without_prebuilt"], out["warm"] = (
+        first["cold"],
+        first["cold_without_prebuilt"],
+        first["warm"],
+    )
     return out
 
 
 def table(res: dict) -> str:
-    lines = ["| first use | cold, as installed: CPU s | wall s | cold, no prebuilt cache: CPU s | wall s | "
-             "warm: CPU s | wall s |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| first use | cold, as installed: CPU s | wall s | cold, no prebuilt cache: CPU s | wall s | "
+        "warm: CPU s | wall s |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for path, r in res["paths"].items():
         c, b, w = r["cold"], r["cold_without_prebuilt"], r["warm"]
-        lines.append(f"| {path} | {c['process_cpu_s']:.1f} | {c['process_s']:.1f} | {b['process_cpu_s']:.1f} | "
-                     f"{b['process_s']:.1f} | {w['process_cpu_s']:.2f} | {w['process_s']:.2f} |")
+        lines.append(
+            f"| {path} | {c['process_cpu_s']:.1f} | {c['process_s']:.1f} | {b['process_cpu_s']:.1f} | "
+            f"{b['process_s']:.1f} | {w['process_cpu_s']:.2f} | {w['process_s']:.2f} |"
+        )
     if not res.get("prebuilt"):
-        lines.append("\n(this install has no prebuilt cache: cold as installed compiles everything too; "
-                     "pip install -e . builds it)")
+        lines.append(
+            "\n(this install has no prebuilt cache: cold as installed compiles everything too; "
+            "pip install -e . builds it)"
+        )
     return "\n".join(lines)
 
 

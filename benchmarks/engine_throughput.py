@@ -65,8 +65,11 @@ def run(batches: list[int], players: int, seconds: float, repeats: int, backend:
     results = {}
     for b in batches:
         results[b] = median_of(lambda s, b=b: measure(b, players, seconds, seed=s, backend=backend), repeats)
-        print(f"batch {b:>6}: {results[b]['median']:>12,.0f} decisions/s  "
-              f"(min {results[b]['min']:,.0f}, max {results[b]['max']:,.0f}, {repeats} runs)", flush=True)
+        print(
+            f"batch {b:>6}: {results[b]['median']:>12,.0f} decisions/s  "
+            f"(min {results[b]['min']:,.0f}, max {results[b]['max']:,.0f}, {repeats} runs)",
+            flush=True,
+        )
     return results
 
 
@@ -76,8 +79,9 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game (default 2)")
     p.add_argument("--seconds", type=float, default=3.0, help="length of one run (default 3 s)")
     p.add_argument("--repeats", type=int, default=5, help="runs per batch size; the median is reported")
-    p.add_argument("--backend", choices=core.BACKENDS, default=None,
-                   help="engine to measure (default: $AOS_BACKEND, else numba)")
+    p.add_argument(
+        "--backend", choices=core.BACKENDS, default=None, help="engine to measure (default: $AOS_BACKEND, else numba)"
+    )
     p.add_argument("--json", type=output_file_arg, default=None, help="also write the figures to this JSON file")
     args = p.parse_args(argv)
     res = run(args.batches, args.players, args.seconds, args.repeats, args.backend)

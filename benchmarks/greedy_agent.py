@@ -52,8 +52,9 @@ def play_decisions(games: int, players: int, steps: int, seed: int = 0) -> tuple
     return np.concatenate(obs_out), np.concatenate(mask_out)
 
 
-def act_seconds_per_decision(agent, obs: np.ndarray, mask: np.ndarray, batch: int, min_calls: int = 20,
-                             min_seconds: float = 0.5) -> float:
+def act_seconds_per_decision(
+    agent, obs: np.ndarray, mask: np.ndarray, batch: int, min_calls: int = 20, min_seconds: float = 0.5
+) -> float:
     """One run: seconds per decision of ``agent.act`` on consecutive batches of ``batch`` rows."""
     starts = np.arange(0, obs.shape[0] - batch + 1, batch)
     agent.act(obs[:batch], mask[:batch])  # compile / warm up outside the timer
@@ -108,13 +109,19 @@ def env_steps_per_second(games: int, steps: int, seed: int = 0, greedy=None) -> 
             stepping += time.perf_counter() - t
     finally:
         core.observe = observe
-    return {"steps_per_second": games * steps / stepping, "act_share": spent["act"] / stepping,
-            "observe_share": spent["observe"] / stepping}
+    return {
+        "steps_per_second": games * steps / stepping,
+        "act_share": spent["act"] / stepping,
+        "observe_share": spent["observe"] / stepping,
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.greedy_agent", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.greedy_agent",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024], help="act batch sizes")
     p.add_argument("--repeats", type=int, default=5, help="runs per figure; the median is reported")
     p.add_argument("--decisions", type=int, default=4096, help="decisions collected per player count")
@@ -139,9 +146,11 @@ def main(argv: list[str] | None = None) -> dict:
     runs = [env_steps_per_second(args.env_games, args.env_steps, seed=s) for s in range(args.repeats)]
     med = statistics.median(r["steps_per_second"] for r in runs)
     res["env"] = {"median_steps_per_second": med, "runs": runs}
-    print(f"LearnerEnv({args.env_games} games, greedy opponents): {med:,.0f} learner steps/s "
-          f"(act {statistics.median(r['act_share'] for r in runs):.0%} of a step, "
-          f"core.observe {statistics.median(r['observe_share'] for r in runs):.0%})")
+    print(
+        f"LearnerEnv({args.env_games} games, greedy opponents): {med:,.0f} learner steps/s "
+        f"(act {statistics.median(r['act_share'] for r in runs):.0%} of a step, "
+        f"core.observe {statistics.median(r['observe_share'] for r in runs):.0%})"
+    )
     if args.json:
         write_text(args.json, json.dumps(res, indent=2))  # atomic
     return res

@@ -31,9 +31,9 @@ import numpy as np
 
 from aos_env import core
 from aos_env.base.checks import output_file_arg
+from aos_env.base.files import write_text
 from aos_env.core import Phase
 from aos_env.core.np_engine import engine as E
-from aos_env.base.files import write_text
 
 from .engine_throughput import random_actions, restart_finished
 
@@ -109,10 +109,14 @@ def profile(batch: int = 4096, players: int = 2, steps: int = 100, seed: int = 0
     }
     forced = {phase: n / steps for phase, n in timers.forced.most_common()}
     return {
-        "batch": batch, "players": players, "steps": steps,
-        "ms_per_step": 1e3 * total / steps, "decisions_per_second": decisions / total,
+        "batch": batch,
+        "players": players,
+        "steps": steps,
+        "ms_per_step": 1e3 * total / steps,
+        "decisions_per_second": decisions / total,
         "handler_share": sum(timers.seconds.values()) / total,
-        "handlers": handlers, "forced_per_step": forced,
+        "handlers": handlers,
+        "forced_per_step": forced,
     }
 
 
@@ -125,18 +129,26 @@ def report(res: dict, top: int = 25) -> str:
         f"{'handler':32s} {'ms/step':>8s} {'calls/step':>10s} {'games/call':>10s} {'share':>6s}",
     ]
     for name, h in list(res["handlers"].items())[:top]:
-        lines.append(f"{name:32s} {h['ms_per_step']:8.3f} {h['calls_per_step']:10.2f} "
-                     f"{h['games_per_call']:10.1f} {100 * h['share']:5.1f}%")
+        lines.append(
+            f"{name:32s} {h['ms_per_step']:8.3f} {h['calls_per_step']:10.2f} "
+            f"{h['games_per_call']:10.1f} {100 * h['share']:5.1f}%"
+        )
     forced = res["forced_per_step"]
-    lines += ["", f"single-choice decisions taken by the engine: {sum(forced.values()):.1f} per step "
-              f"(for {res['decisions_per_second'] * res['ms_per_step'] / 1e3:.0f} player decisions)"]
+    lines += [
+        "",
+        f"single-choice decisions taken by the engine: {sum(forced.values()):.1f} per step "
+        f"(for {res['decisions_per_second'] * res['ms_per_step'] / 1e3:.0f} player decisions)",
+    ]
     lines += [f"  {phase:30s} {n:8.1f}" for phase, n in forced.items()]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.profile_engine", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.profile_engine",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("--batch", type=int, default=4096, help="games stepped together")
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4), help="players per game")
     p.add_argument("--steps", type=int, default=100, help="engine steps profiled (after 60 warm-up steps)")

@@ -50,11 +50,20 @@ INITIAL_EVAL_GAMES = 20
 NO_INTERMEDIATE_EVAL = 10**12
 #: train.py options that this script sets itself (argparse dests); --train-args may not give them.
 OWN_OPTIONS = {
-    "backend": "--backend", "timesteps": "--timesteps", "num_envs": "--num-envs", "threads": "--threads",
-    "num_env_runners": "--num-env-runners (see --runners)", "envs_per_runner": "--envs-per-runner (see --num-envs)",
-    "address": "--address (this benchmark measures this machine)", "out": "--out", "name": "--name",
-    "resume": "--resume", "eval_every": "--eval-every", "eval_games": "--eval-games",
-    "final_eval_games": "--final-eval-games", "no_progress": "--no-progress",
+    "backend": "--backend",
+    "timesteps": "--timesteps",
+    "num_envs": "--num-envs",
+    "threads": "--threads",
+    "num_env_runners": "--num-env-runners (see --runners)",
+    "envs_per_runner": "--envs-per-runner (see --num-envs)",
+    "address": "--address (this benchmark measures this machine)",
+    "out": "--out",
+    "name": "--name",
+    "resume": "--resume",
+    "eval_every": "--eval-every",
+    "eval_games": "--eval-games",
+    "final_eval_games": "--final-eval-games",
+    "no_progress": "--no-progress",
 }
 #: Seconds a run has to stop (and stop its Ray) after Ctrl-C, before it is killed.
 STOP_GRACE_SECONDS = 30
@@ -79,45 +88,79 @@ def rllib_label(runners: int) -> str:
 
 def configurations(runners: list[int], sb3: bool) -> list[Config]:
     """RLlib with each number of env runners, in the order given, then SB3."""
-    configs = [Config(f"rllib_{n}", rllib_label(n), ("--backend", "rllib", "--num-env-runners", str(n)))
-               for n in runners]
+    configs = [
+        Config(f"rllib_{n}", rllib_label(n), ("--backend", "rllib", "--num-env-runners", str(n))) for n in runners
+    ]
     if sb3:
         configs.append(Config("sb3", "SB3 MaskablePPO", ("--backend", "sb3")))
     return configs
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.rllib_scaling", description=__doc__.split("\n\n")[0],
-                                epilog="Example: python -m benchmarks.rllib_scaling --timesteps 300000 --repeat 3 "
-                                       "--json rllib_scaling.json",
-                                formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--timesteps", type=int_arg(1), default=DEFAULT_TIMESTEPS,
-                   help="learner steps each run trains for (train.py --timesteps; runs end at a whole iteration, "
-                        "so a run may go a little beyond)")
-    p.add_argument("--runners", type=int_list_arg(0), default=DEFAULT_RUNNERS,
-                   help="RLlib configurations to measure: numbers of env runners (train.py --num-env-runners), "
-                        "comma separated, each at most once; each runner is a process that wants a core")
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.rllib_scaling",
+        description=__doc__.split("\n\n")[0],
+        epilog="Example: python -m benchmarks.rllib_scaling --timesteps 300000 --repeat 3 --json rllib_scaling.json",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    p.add_argument(
+        "--timesteps",
+        type=int_arg(1),
+        default=DEFAULT_TIMESTEPS,
+        help="learner steps each run trains for (train.py --timesteps; runs end at a whole iteration, "
+        "so a run may go a little beyond)",
+    )
+    p.add_argument(
+        "--runners",
+        type=int_list_arg(0),
+        default=DEFAULT_RUNNERS,
+        help="RLlib configurations to measure: numbers of env runners (train.py --num-env-runners), "
+        "comma separated, each at most once; each runner is a process that wants a core",
+    )
     p.add_argument("--no-sb3", action="store_true", help="leave out the SB3 backend (the table's ratios need it)")
-    p.add_argument("--num-envs", type=int_arg(1), default=None,
-                   help="games played at once in every configuration (train.py --num-envs; RLlib divides them "
-                        "among its runners) (default: train.py's default)")
-    p.add_argument("--final-eval-games", type=int_arg(1), default=DEFAULT_FINAL_EVAL_GAMES,
-                   help="games of each run's final evaluation against each baseline (the win rates)")
-    p.add_argument("--threads", type=int_arg(1), default=1,
-                   help="train.py --threads: torch's and the engine's threads in each process")
-    p.add_argument("--repeat", type=int_arg(1), default=1,
-                   help="runs of each configuration (interleaved); the table shows medians")
-    p.add_argument("--train-args", default="",
-                   help="more train.py options for every run, as one string after an '=' (e.g. "
-                        "--train-args=\"--players 3 --net-arch 64,64\"); not the options this script sets itself: "
-                        + ", ".join(o.split(" ")[0] for o in OWN_OPTIONS.values()))
-    p.add_argument("--out", type=Path, default=None,
-                   help="keep the runs in this folder (<out>/<configuration>_r<k>/, each with train.log); "
-                        "default: a temporary folder, removed at the end")
+    p.add_argument(
+        "--num-envs",
+        type=int_arg(1),
+        default=None,
+        help="games played at once in every configuration (train.py --num-envs; RLlib divides them "
+        "among its runners) (default: train.py's default)",
+    )
+    p.add_argument(
+        "--final-eval-games",
+        type=int_arg(1),
+        default=DEFAULT_FINAL_EVAL_GAMES,
+        help="games of each run's final evaluation against each baseline (the win rates)",
+    )
+    p.add_argument(
+        "--threads",
+        type=int_arg(1),
+        default=1,
+        help="train.py --threads: torch's and the engine's threads in each process",
+    )
+    p.add_argument(
+        "--repeat", type=int_arg(1), default=1, help="runs of each configuration (interleaved); the table shows medians"
+    )
+    p.add_argument(
+        "--train-args",
+        default="",
+        help="more train.py options for every run, as one string after an '=' (e.g. "
+        '--train-args="--players 3 --net-arch 64,64"); not the options this script sets itself: '
+        + ", ".join(o.split(" ")[0] for o in OWN_OPTIONS.values()),
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="keep the runs in this folder (<out>/<configuration>_r<k>/, each with train.log); "
+        "default: a temporary folder, removed at the end",
+    )
     p.add_argument("--json", type=Path, default=None, help="also write the results to this JSON file")
-    p.add_argument("--no-warm-up", action="store_true",
-                   help="skip the warm-up (one tiny run of the first configuration, --timesteps 1, that fills the "
-                        "compiled engine's cache and the file cache before anything is timed)")
+    p.add_argument(
+        "--no-warm-up",
+        action="store_true",
+        help="skip the warm-up (one tiny run of the first configuration, --timesteps 1, that fills the "
+        "compiled engine's cache and the file cache before anything is timed)",
+    )
     return p
 
 
@@ -145,10 +188,19 @@ def _given_options(tokens: list[str]) -> set[str]:
 
 def common_options(args: argparse.Namespace) -> list[str]:
     """train.py's options shared by every run (after the configuration's own)."""
-    opts = ["--timesteps", str(args.timesteps), "--final-eval-games", str(args.final_eval_games),
-            "--eval-every", str(NO_INTERMEDIATE_EVAL), "--eval-games", str(min(INITIAL_EVAL_GAMES,
-                                                                                args.final_eval_games)),
-            "--threads", str(args.threads), "--no-progress"]
+    opts = [
+        "--timesteps",
+        str(args.timesteps),
+        "--final-eval-games",
+        str(args.final_eval_games),
+        "--eval-every",
+        str(NO_INTERMEDIATE_EVAL),
+        "--eval-games",
+        str(min(INITIAL_EVAL_GAMES, args.final_eval_games)),
+        "--threads",
+        str(args.threads),
+        "--no-progress",
+    ]
     if args.num_envs is not None:
         opts += ["--num-envs", str(args.num_envs)]
     return opts + args.train_tokens
@@ -173,8 +225,10 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
     except _TrainUsageError as e:
         parser.error(f"argument --train-args: train.py refuses them: {e}")
     if own:
-        parser.error(f"argument --train-args: {', '.join(OWN_OPTIONS[d] for d in own)} "
-                     f"{'is' if len(own) == 1 else 'are'} set by this script")
+        parser.error(
+            f"argument --train-args: {', '.join(OWN_OPTIONS[d] for d in own)} "
+            f"{'is' if len(own) == 1 else 'are'} set by this script"
+        )
     try:
         if args.out is not None:
             check_output_folder("--out", args.out)
@@ -186,8 +240,9 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
     if args.out is not None:
         taken = [n for n in run_names(configs, args.repeat) + ["warm_up"] if (args.out / n).exists()]
         if taken:
-            parser.error(f"argument --out: {str(args.out)!r} already holds {', '.join(taken)}; give a new or empty "
-                         "folder")
+            parser.error(
+                f"argument --out: {str(args.out)!r} already holds {', '.join(taken)}; give a new or empty folder"
+            )
     train = train_module()
     out = args.out if args.out is not None else Path(tempfile.gettempdir())
     for config in configs:
@@ -215,8 +270,9 @@ def run_train(options: list[str], out: Path, name: str) -> tuple[dict, float]:
     run_dir.mkdir(parents=True)
     log_path = run_dir / "train.log"
     # this checkout first: the run, and the Ray workers it starts, import its aos_env and agents
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(TRAIN_SCRIPT.parent),
-                                                                     os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(TRAIN_SCRIPT.parent), os.environ.get("PYTHONPATH")]))
+    )
     command = [sys.executable, str(TRAIN_SCRIPT), *options, "--out", str(out), "--name", name]
     start = time.perf_counter()
     with open(log_path, "w") as log:
@@ -242,12 +298,19 @@ def run_train(options: list[str], out: Path, name: str) -> tuple[dict, float]:
 
 def measurement(summary: dict, process_seconds: float) -> dict:
     """What the table and the JSON keep of one run."""
-    final = {spec: {"win_rate": r["win_rate"], "ci95": r["ci95"], "games": r["games"]}
-             for spec, r in summary["final_evaluation"].items()}
-    return {"env_steps_per_second": summary["env_steps_per_second"], "timesteps": summary["timesteps"],
-            "train_seconds": summary["train_seconds"], "wall_seconds": summary["wall_seconds"],
-            "process_seconds": process_seconds, "iterations": summary.get("iterations"),
-            "final_evaluation": final}
+    final = {
+        spec: {"win_rate": r["win_rate"], "ci95": r["ci95"], "games": r["games"]}
+        for spec, r in summary["final_evaluation"].items()
+    }
+    return {
+        "env_steps_per_second": summary["env_steps_per_second"],
+        "timesteps": summary["timesteps"],
+        "train_seconds": summary["train_seconds"],
+        "wall_seconds": summary["wall_seconds"],
+        "process_seconds": process_seconds,
+        "iterations": summary.get("iterations"),
+        "final_evaluation": final,
+    }
 
 
 def aggregate(runs: list[dict]) -> dict:
@@ -259,14 +322,14 @@ def aggregate(runs: list[dict]) -> dict:
         values = [v for v in values if v is not None]
         return statistics.median(values) if values else None
 
-    med = {k: median(k) for k in ("env_steps_per_second", "timesteps", "train_seconds", "wall_seconds",
-                                  "process_seconds")}
+    med = {
+        k: median(k) for k in ("env_steps_per_second", "timesteps", "train_seconds", "wall_seconds", "process_seconds")
+    }
     med.update({k: median(k, "iterations") for k in ("mean_sample_seconds", "mean_learn_seconds")})
     final = {}
     for spec in runs[0]["final_evaluation"]:
         games = sum(r["final_evaluation"][spec]["games"] for r in runs)
-        wins = sum(round(r["final_evaluation"][spec]["win_rate"] * r["final_evaluation"][spec]["games"])
-                   for r in runs)
+        wins = sum(round(r["final_evaluation"][spec]["win_rate"] * r["final_evaluation"][spec]["games"]) for r in runs)
         final[spec] = {"win_rate": wins / games, "ci95": list(wilson(wins, games)), "games": games}
     return {"median": med, "final_evaluation": final}
 
@@ -275,8 +338,16 @@ def format_table(results: dict) -> str:
     """A markdown table: one line per configuration."""
     baselines = list(next(iter(results.values()))["final_evaluation"])
     sb3 = results.get("sb3", {}).get("median", {}).get("env_steps_per_second")
-    head = ["configuration", "env steps/s", "÷ SB3", "train s", "process s", "sample s/iter", "learn s/iter",
-            *(f"win vs {b} [95% CI]" for b in baselines)]
+    head = [
+        "configuration",
+        "env steps/s",
+        "÷ SB3",
+        "train s",
+        "process s",
+        "sample s/iter",
+        "learn s/iter",
+        *(f"win vs {b} [95% CI]" for b in baselines),
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def secs(v: float | None, digits: int = 1) -> str:
@@ -284,9 +355,15 @@ def format_table(results: dict) -> str:
 
     for r in results.values():
         m = r["median"]
-        cells = [r["label"], f"{m['env_steps_per_second']:,.0f}",
-                 f"{m['env_steps_per_second'] / sb3:.2f}x" if sb3 else "-", secs(m["train_seconds"]),
-                 secs(m["process_seconds"]), secs(m["mean_sample_seconds"], 2), secs(m["mean_learn_seconds"], 2)]
+        cells = [
+            r["label"],
+            f"{m['env_steps_per_second']:,.0f}",
+            f"{m['env_steps_per_second'] / sb3:.2f}x" if sb3 else "-",
+            secs(m["train_seconds"]),
+            secs(m["process_seconds"]),
+            secs(m["mean_sample_seconds"], 2),
+            secs(m["mean_learn_seconds"], 2),
+        ]
         for b in baselines:
             e = r["final_evaluation"][b]
             cells.append(f"{e['win_rate']:.1%} [{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}]")
@@ -315,14 +392,26 @@ def _measure(args: argparse.Namespace, configs: list[Config]) -> dict:
         print(f"[{time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
 
     common = common_options(args)
-    res: dict = {"machine": {"python": platform.python_version(), "processor": platform.processor(),
-                             "machine": platform.machine(), "cpus": os.cpu_count()},
-                 "settings": {"timesteps": args.timesteps, "runners": args.runners, "sb3": not args.no_sb3,
-                              "num_envs": args.num_envs or train_module().DEFAULT_NUM_ENVS,
-                              "final_eval_games": args.final_eval_games,
-                              "threads": args.threads, "repeat": args.repeat, "train_args": args.train_tokens,
-                              "train_options": common},
-                 "configurations": {}}
+    res: dict = {
+        "machine": {
+            "python": platform.python_version(),
+            "processor": platform.processor(),
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+        },
+        "settings": {
+            "timesteps": args.timesteps,
+            "runners": args.runners,
+            "sb3": not args.no_sb3,
+            "num_envs": args.num_envs or train_module().DEFAULT_NUM_ENVS,
+            "final_eval_games": args.final_eval_games,
+            "threads": args.threads,
+            "repeat": args.repeat,
+            "train_args": args.train_tokens,
+            "train_options": common,
+        },
+        "configurations": {},
+    }
     if any(n > (os.cpu_count() or 1) for n in args.runners):
         log(f"note: this machine has {os.cpu_count()} CPUs; more env runners than that share the cores")
     with tempfile.TemporaryDirectory(prefix="aos-rllib-scaling-") as tmp:
@@ -342,16 +431,24 @@ def _measure(args: argparse.Namespace, configs: list[Config]) -> dict:
                 runs[config.name].append(m)
                 done, spent = done + 1, spent + seconds
                 wins = ", ".join(f"vs {s} {e['win_rate']:.1%}" for s, e in m["final_evaluation"].items())
-                log(f"  {m['env_steps_per_second']:,.0f} env steps/s ({m['timesteps']:,} steps in "
-                    f"{m['train_seconds']:.1f} s), {seconds:.0f} s in all; {wins}")
+                log(
+                    f"  {m['env_steps_per_second']:,.0f} env steps/s ({m['timesteps']:,} steps in "
+                    f"{m['train_seconds']:.1f} s), {seconds:.0f} s in all; {wins}"
+                )
         for config in configs:
-            res["configurations"][config.name] = {"label": config.label, "options": list(config.options),
-                                                  **aggregate(runs[config.name]), "runs": runs[config.name]}
+            res["configurations"][config.name] = {
+                "label": config.label,
+                "options": list(config.options),
+                **aggregate(runs[config.name]),
+                "runs": runs[config.name],
+            }
     res["seconds"] = time.perf_counter() - t0
     table = format_table(res["configurations"])
     res["table"] = table
-    print(f"\n{args.timesteps:,} steps per run, {args.repeat} run(s) per configuration, medians; "
-          f"train.py {shlex.join(common)}\n\n{table}")
+    print(
+        f"\n{args.timesteps:,} steps per run, {args.repeat} run(s) per configuration, medians; "
+        f"train.py {shlex.join(common)}\n\n{table}"
+    )
     if args.out is not None:
         print(f"\nruns kept in {args.out}")
     if args.json is not None:

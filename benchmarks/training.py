@@ -6,7 +6,6 @@ import argparse
 import time
 from pathlib import Path
 
-
 #: train.py, at the checkout's root (benchmarks/ is a folder of the checkout, not an installed package).
 TRAIN_SCRIPT = Path(__file__).resolve().parent.parent / "train.py"
 
@@ -55,12 +54,25 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     train_module().set_threads(args.threads)  # as train.py does: torch's and the engine's threads
     pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
     env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
-    model = MaskablePPO("MlpPolicy", env, n_steps=args.n_steps, batch_size=args.batch_size, n_epochs=args.n_epochs,
-                        gamma=args.gamma, policy_kwargs={"net_arch": list(args.net_arch)},
-                        seed=seed, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        n_steps=args.n_steps,
+        batch_size=args.batch_size,
+        n_epochs=args.n_epochs,
+        gamma=args.gamma,
+        policy_kwargs={"net_arch": list(args.net_arch)},
+        seed=seed,
+        device="cpu",
+    )
     spent[0] = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps)
     wall = time.perf_counter() - start
-    return {"timesteps": model.num_timesteps, "wall_seconds": wall, "env_seconds": spent[0],
-            "steps_per_second": model.num_timesteps / wall, "env_share": spent[0] / wall}
+    return {
+        "timesteps": model.num_timesteps,
+        "wall_seconds": wall,
+        "env_seconds": spent[0],
+        "steps_per_second": model.num_timesteps / wall,
+        "env_share": spent[0] / wall,
+    }

@@ -38,16 +38,26 @@ from aos_env.base.checks import float_arg, int_arg, seed_arg
 ENV_ID = "aos_env/AgeOfSummoners-v1"
 MASKED_LOGIT = -1e8  # an illegal action's logit: probability 0, and no NaN in the entropy
 #: --quick: the smallest run that still does every step (a few updates, the export, the tournament)
-QUICK = {"num_envs": 8, "num_steps": 16, "total_timesteps": 256, "update_epochs": 1, "num_minibatches": 2,
-         "eval_games": 20}
+QUICK = {
+    "num_envs": 8,
+    "num_steps": 16,
+    "total_timesteps": 256,
+    "update_epochs": 1,
+    "num_minibatches": 2,
+    "eval_games": 20,
+}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python examples/cleanrl_ppo.py", description=__doc__.split("\n\n")[0])
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game (default: 2)")
     p.add_argument("--opponents", default="random", help="the env's opponents, agent specs (default: random)")
-    p.add_argument("--shaping", type=float_arg(0), default=0.02,
-                   help="reward per point of change in the score lead, on top of the win/loss (default: 0.02)")
+    p.add_argument(
+        "--shaping",
+        type=float_arg(0),
+        default=0.02,
+        help="reward per point of change in the score lead, on top of the win/loss (default: 0.02)",
+    )
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the games and the networks (default: 0)")
     p.add_argument("--total-timesteps", type=int_arg(1), default=150_000, help="env steps in all (default: 150000)")
     p.add_argument("--num-envs", type=int_arg(1), default=128, help="games played at once (default: 128)")
@@ -62,20 +72,32 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--vf-coef", type=float_arg(0), default=0.5, help="value loss weight (default: 0.5)")
     p.add_argument("--max-grad-norm", type=float_arg(0, low_open=True), default=0.5, help="(default: 0.5)")
     p.add_argument("--hidden", type=int_arg(1), default=64, help="units of the two hidden layers (default: 64)")
-    p.add_argument("--out-dir", type=Path, default=Path("runs/cleanrl_ppo"),
-                   help="where the bot file, the tournament and the leaderboard go (default: runs/cleanrl_ppo)")
-    p.add_argument("--eval-games", type=int_arg(0), default=400,
-                   help="games of the tournament against random and greedy (default: 400; 0: no tournament)")
-    p.add_argument("--quick", action="store_true", help="a tiny run that tries every step: " +
-                   ", ".join(f"{k.replace('_', '-')} {v}" for k, v in QUICK.items()))
+    p.add_argument(
+        "--out-dir",
+        type=Path,
+        default=Path("runs/cleanrl_ppo"),
+        help="where the bot file, the tournament and the leaderboard go (default: runs/cleanrl_ppo)",
+    )
+    p.add_argument(
+        "--eval-games",
+        type=int_arg(0),
+        default=400,
+        help="games of the tournament against random and greedy (default: 400; 0: no tournament)",
+    )
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="a tiny run that tries every step: " + ", ".join(f"{k.replace('_', '-')} {v}" for k, v in QUICK.items()),
+    )
     args = p.parse_args(argv)
     if args.quick:
         for key, value in QUICK.items():
             setattr(args, key, value)
     args.batch_size = args.num_envs * args.num_steps
     if args.batch_size < args.num_minibatches:
-        p.error(f"argument --num-minibatches: at most num-envs x num-steps = {args.batch_size}, "
-                f"got {args.num_minibatches}")
+        p.error(
+            f"argument --num-minibatches: at most num-envs x num-steps = {args.batch_size}, got {args.num_minibatches}"
+        )
     args.minibatch_size = args.batch_size // args.num_minibatches
     args.num_iterations = max(1, args.total_timesteps // args.batch_size)
     return args
@@ -90,8 +112,10 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.
 def mlp(hidden: int, outputs: int, last_std: float) -> nn.Sequential:
     """Observation -> two tanh layers -> outputs: the form a bot file holds."""
     return nn.Sequential(
-        layer_init(nn.Linear(core.OBS_DIM, hidden)), nn.Tanh(),
-        layer_init(nn.Linear(hidden, hidden)), nn.Tanh(),
+        layer_init(nn.Linear(core.OBS_DIM, hidden)),
+        nn.Tanh(),
+        layer_init(nn.Linear(hidden, hidden)),
+        nn.Tanh(),
         layer_init(nn.Linear(hidden, outputs), std=last_std),
     )
 
@@ -115,8 +139,14 @@ class Agent(nn.Module):
 
 def train(args: argparse.Namespace) -> tuple[Agent, dict]:
     torch.manual_seed(args.seed)
-    envs = gymnasium.make_vec(ENV_ID, num_envs=args.num_envs, num_players=args.players, opponents=args.opponents,
-                              shaping=args.shaping, autoreset_mode="SameStep")
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=args.num_envs,
+        num_players=args.players,
+        opponents=args.opponents,
+        shaping=args.shaping,
+        autoreset_mode="SameStep",
+    )
     agent = Agent(args.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
     shape = (args.num_steps, args.num_envs)
@@ -162,14 +192,16 @@ def train(args: argparse.Namespace) -> tuple[Agent, dict]:
         for _ in range(args.update_epochs):
             np.random.default_rng(args.seed + iteration).shuffle(order)
             for begin in range(0, args.batch_size, args.minibatch_size):
-                mb = order[begin: begin + args.minibatch_size]
-                _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb], b_masks[mb],
-                                                                              b_actions.long()[mb])
+                mb = order[begin : begin + args.minibatch_size]
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
+                    b_obs[mb], b_masks[mb], b_actions.long()[mb]
+                )
                 ratio = (newlogprob - b_logprobs[mb]).exp()
                 mb_adv = b_advantages[mb]
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+                ).mean()
                 v_loss = 0.5 * ((newvalue.view(-1) - b_returns[mb]) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
                 optimizer.zero_grad()
@@ -177,8 +209,11 @@ def train(args: argparse.Namespace) -> tuple[Agent, dict]:
                 nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                 optimizer.step()
         steps = iteration * args.batch_size
-        print(f"iteration {iteration}/{args.num_iterations}: {steps} steps, {games} games, "
-              f"win rate {wins / max(games, 1):.1%}, {steps / (time.time() - start):.0f} steps/s", flush=True)
+        print(
+            f"iteration {iteration}/{args.num_iterations}: {steps} steps, {games} games, "
+            f"win rate {wins / max(games, 1):.1%}, {steps / (time.time() - start):.0f} steps/s",
+            flush=True,
+        )
     envs.close()
     return agent, {"steps": args.num_iterations * args.batch_size, "games": games, "wins": wins}
 
@@ -191,10 +226,25 @@ def main(argv: list[str] | None = None) -> Path:
     bot = torch_to_bot(agent.actor, args.out_dir / "bot.npz", num_players=args.players, value=agent.critic, info=info)
     print(f"wrote {bot}")
     if args.eval_games:
-        command = [sys.executable, "-m", "agents.evaluate", str(bot), "random", "greedy",
-                   "--players", str(args.players), "--games", str(args.eval_games), "--seed", str(args.seed),
-                   "--json", str(args.out_dir / "tournament.json"),
-                   "--leaderboard", str(args.out_dir / "leaderboard.json"), "--no-progress"]
+        command = [
+            sys.executable,
+            "-m",
+            "agents.evaluate",
+            str(bot),
+            "random",
+            "greedy",
+            "--players",
+            str(args.players),
+            "--games",
+            str(args.eval_games),
+            "--seed",
+            str(args.seed),
+            "--json",
+            str(args.out_dir / "tournament.json"),
+            "--leaderboard",
+            str(args.out_dir / "leaderboard.json"),
+            "--no-progress",
+        ]
         print("$ python", " ".join(command[1:]), flush=True)
         subprocess.run(command, check=True)
     return bot

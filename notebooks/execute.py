@@ -184,16 +184,22 @@ def main(argv: list[str] | None = None) -> int:
         "with fixed seeds, and write them back with their outputs (timings and kernel ids left out).",
     )
     parser.add_argument(
-        "names", nargs="*", metavar="NOTEBOOK",
+        "names",
+        nargs="*",
+        metavar="NOTEBOOK",
         help="notebooks to run, by stem (01_quickstart), file name or path; default: every notebook in notebooks/",
     )
     parser.add_argument(
-        "--check", action="store_true",
+        "--check",
+        action="store_true",
         help="write nothing: re-execute in memory and compare with the committed files in structure "
         "(cell count, cell types, the kinds of outputs of each code cell); exit 1 on a difference",
     )
     parser.add_argument(
-        "--timeout", type=int, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
         help=f"seconds a single cell may run before the run fails (default {DEFAULT_TIMEOUT})",
     )
     args = parser.parse_args(argv)

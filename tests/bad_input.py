@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 import aos_env
 from aos_env import core
 from aos_env.base import checks
-from aos_env.envs.aec import ClassicWrapper
-from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
 from aos_env.base.checks import ArgumentError
 from aos_env.core import api
+from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
 from aos_env.core.phases import Phase
+from aos_env.envs.aec import ClassicWrapper
 from aos_env.tools.determinise import determinise, fresh_streams
 from aos_env.tools.positions import position
 
@@ -33,7 +33,7 @@ HUGE_U64 = np.uint64(2**64 - 1)
 # ---- shared states and the check every case makes -------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _played(backend: str) -> core.State:
     """B games of P players after a few random legal steps; game B-1 finished (truncated)."""
     state = core.init(B, P, seed=5, max_turns=40, backend=backend)
@@ -93,25 +93,60 @@ def _as_index_array(value, size: int) -> bool:
 def bad_games(size: int) -> st.SearchStrategy:
     """Values that are no list of distinct game indices 0..size-1 (nor None, which some entry points take)."""
     candidates = st.one_of(
-        st.booleans(), st.sampled_from([np.True_, np.False_]), st.text(max_size=3), st.binary(max_size=2),
-        st.dictionaries(st.text(max_size=1), st.integers(), max_size=1), st.complex_numbers(max_magnitude=3),
-        floats_as_ints, st.lists(st.floats(), min_size=1, max_size=3), st.lists(st.booleans(), min_size=1, max_size=3),
+        st.booleans(),
+        st.sampled_from([np.True_, np.False_]),
+        st.text(max_size=3),
+        st.binary(max_size=2),
+        st.dictionaries(st.text(max_size=1), st.integers(), max_size=1),
+        st.complex_numbers(max_magnitude=3),
+        floats_as_ints,
+        st.lists(st.floats(), min_size=1, max_size=3),
+        st.lists(st.booleans(), min_size=1, max_size=3),
         st.lists(st.integers(0, size - 1), min_size=2, max_size=6),  # often repeats
-        st.integers(max_value=-1), st.integers(min_value=size), st.lists(st.integers(min_value=size), min_size=1),
+        st.integers(max_value=-1),
+        st.integers(min_value=size),
+        st.lists(st.integers(min_value=size), min_size=1),
         st.lists(st.integers(max_value=-1), min_size=1, max_size=2),
-        st.sampled_from([
-            [[0], [1, 2]], [[0, 1]], np.zeros((2, 2), np.int64), np.array([0.5]), np.array([np.nan]), np.zeros(2, bool),
-            np.array([0, 1], dtype=object), np.array(["0"]), np.array(["0", "1"]), HUGE_U64, [2**63],
-            np.array([0, 2**64 - 1], dtype=np.uint64), np.array([2**63], dtype=np.uint64), -(2**70), [2**70],
-            np.int64(-1), np.uint8(size), [0, 0], [size - 1, 0, size - 1], object(), {0, 1}, slice(0, 2),
-        ]),
+        st.sampled_from(
+            [
+                [[0], [1, 2]],
+                [[0, 1]],
+                np.zeros((2, 2), np.int64),
+                np.array([0.5]),
+                np.array([np.nan]),
+                np.zeros(2, bool),
+                np.array([0, 1], dtype=object),
+                np.array(["0"]),
+                np.array(["0", "1"]),
+                HUGE_U64,
+                [2**63],
+                np.array([0, 2**64 - 1], dtype=np.uint64),
+                np.array([2**63], dtype=np.uint64),
+                -(2**70),
+                [2**70],
+                np.int64(-1),
+                np.uint8(size),
+                [0, 0],
+                [size - 1, 0, size - 1],
+                object(),
+                {0, 1},
+                slice(0, 2),
+            ]
+        ),
     )
     return candidates.filter(lambda v: not _as_index_array(v, size))
 
 
 #: valid ``games`` arguments of the shared state: numpy scalars, numpy dtypes, non-contiguous arrays
-VALID_GAMES = [np.int64(1), np.uint8(0), [np.int16(2), 0], np.arange(B, dtype=np.uint16)[::-2], np.arange(3)[::-1],
-               np.array([], dtype=np.int64), []]
+VALID_GAMES = [
+    np.int64(1),
+    np.uint8(0),
+    [np.int16(2), 0],
+    np.arange(B, dtype=np.uint16)[::-2],
+    np.arange(3)[::-1],
+    np.array([], dtype=np.int64),
+    [],
+]
 
 
 NOT_STATES = [None, 3, "state", {}, np.zeros(B), core.State]
@@ -128,9 +163,24 @@ def _valid_player(value, n: int) -> bool:
 
 
 bad_players = st.one_of(
-    not_ints, st.integers(max_value=-1), st.integers(min_value=P),
+    not_ints,
+    st.integers(max_value=-1),
+    st.integers(min_value=P),
     st.lists(st.integers(-2, P + 1), min_size=0, max_size=B + 1),
-    st.sampled_from([HUGE_U64, np.uint64(2**63), np.array([0, 1, 2, 2**64 - 1], np.uint64), np.zeros(B),
-                     np.zeros(B, bool), np.zeros((B, 1), int), np.array(["0"] * B), np.zeros(B, object),
-                     [[0], [1, 2], [0], [0]], -(2**70), [2**70] * B, np.full(B, np.nan)]),
+    st.sampled_from(
+        [
+            HUGE_U64,
+            np.uint64(2**63),
+            np.array([0, 1, 2, 2**64 - 1], np.uint64),
+            np.zeros(B),
+            np.zeros(B, bool),
+            np.zeros((B, 1), int),
+            np.array(["0"] * B),
+            np.zeros(B, object),
+            [[0], [1, 2], [0], [0]],
+            -(2**70),
+            [2**70] * B,
+            np.full(B, np.nan),
+        ]
+    ),
 ).filter(lambda v: not _valid_player(v, B))

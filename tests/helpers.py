@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from aos_env import core
-from aos_env.core.cards import COLOURS, DEFAULT as CARDS
 from aos_env.core import Phase
+from aos_env.core.cards import COLOURS
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core.phases import DECISIONS
 from aos_env.tools.positions import position  # noqa: F401  (re-exported for tests)
 
@@ -56,9 +57,12 @@ def zone(state: core.State, name: str, player: int | None = None, b: int = 0) ->
 def total_cards(state: core.State) -> np.ndarray:
     """(B,) cards over all zones: always 110."""
     return (
-        state.hand.sum((1, 2), dtype=np.int64) + state.spirits.sum((1, 2), dtype=np.int64)
-        + state.mana.sum((1, 2), dtype=np.int64) + state.stones.sum((1, 2), dtype=np.int64)
-        + state.deck.sum(1, dtype=np.int64) + state.discard.sum(1, dtype=np.int64)
+        state.hand.sum((1, 2), dtype=np.int64)
+        + state.spirits.sum((1, 2), dtype=np.int64)
+        + state.mana.sum((1, 2), dtype=np.int64)
+        + state.stones.sum((1, 2), dtype=np.int64)
+        + state.deck.sum(1, dtype=np.int64)
+        + state.discard.sum(1, dtype=np.int64)
         + state.offer.sum(1, dtype=np.int64)
     )
 
@@ -78,8 +82,13 @@ def check_invariants(state: core.State) -> None:
     unfinished game and none in a finished one, valid players and heads, and the spirit totals."""
     cards = state.cards
     per_kind = (
-        state.hand.sum(1, dtype=np.int64) + state.spirits.sum(1) + state.mana.sum(1) + state.stones.sum(1)
-        + state.deck + state.discard + state.offer
+        state.hand.sum(1, dtype=np.int64)
+        + state.spirits.sum(1)
+        + state.mana.sum(1)
+        + state.stones.sum(1)
+        + state.deck
+        + state.discard
+        + state.offer
     )
     assert (per_kind == cards.copies[None]).all(), "every card is in exactly one zone"
     assert (total_cards(state) == 110).all()

@@ -26,12 +26,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import legal, phase, play, position, total_cards, zone
 
 from aos_env import core
-from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core import Phase
-
-from helpers import legal, phase, play, position, total_cards, zone
+from aos_env.core.cards import DEFAULT as CARDS
 
 YES_NO = ["YES", "NO"]
 
@@ -94,10 +93,14 @@ def assert_game_over(state: core.State, winner: int) -> None:
 
 
 def test_AS001_imp_conquest_gains_one_more_vp():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Imp"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 3},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Imp"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 3},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy")  # 1 + 2 = 3: Conquest
     assert int(s.command_number[0]) == 3
     assert legal(s) == ["Dryad", "ACT"]
@@ -118,10 +121,14 @@ def test_AS002_asmodai_counts_only_the_hand_card_as_zero_never_the_head(copies):
     # head Unicorn (5) + command card Imp (1) = 6 (Prayer). Asmodai makes the Imp
     # count 0: 5 (Alchemy). The assisted head is never zeroed: not 1 (Conquest),
     # not 0. Several copies do nothing more.
-    s = position(2, players=[
-        {"hand": ["Imp", "Fairy"], "head": "Unicorn", "spirits": ["Asmodai"] * copies},
-        {"hand": ["Angel", "Golem"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Fairy"], "head": "Unicorn", "spirits": ["Asmodai"] * copies},
+            {"hand": ["Angel", "Golem"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Imp")
     assert phase(s) == Phase.ASMODAI
     assert legal(s) == YES_NO
@@ -135,10 +142,14 @@ def test_AS002_asmodai_counts_only_the_hand_card_as_zero_never_the_head(copies):
 
 
 def test_AS002_asmodai_declined_keeps_the_number():
-    s = position(2, players=[
-        {"hand": ["Imp", "Fairy"], "head": "Unicorn", "spirits": ["Asmodai"]},
-        {"hand": ["Angel", "Golem"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Fairy"], "head": "Unicorn", "spirits": ["Asmodai"]},
+            {"hand": ["Angel", "Golem"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Imp", "NO")
     assert int(s.command_number[0]) == 6
     assert phase(s) == Phase.PRAYER
@@ -146,10 +157,14 @@ def test_AS002_asmodai_declined_keeps_the_number():
 
 def test_AS002_asmodai_with_no_head_gives_zero_conquest():
     # R3.1.3: a row without head counts 0, so Asmodai can make the number 0 (<= 3: Conquest, R10.3)
-    s = position(2, players=[
-        {"hand": ["Angel", "Fairy"], "spirits": ["Asmodai"]},
-        {"hand": ["Unicorn", "Golem"], "head": "Golem", "vp": 2},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Fairy"], "spirits": ["Asmodai"]},
+            {"hand": ["Unicorn", "Golem"], "head": "Golem", "vp": 2},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Angel")
     assert int(s.command_number[0]) == 5
     s = play(s, "YES")
@@ -163,12 +178,20 @@ def test_AS002_asmodai_with_no_head_gives_zero_conquest():
 
 
 def test_AS003_nightmare_affects_its_summoner_and_a_waiting_head_cannot_be_discarded():
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Imp", "Imp", "Fairy", "Fairy", "Dryad", "Dryad", "Treant"],
-         "head": "Succubus", "mana": ["Golem"] * 4 + ["Undine"] * 3, "stones": ["Cerberus"] * 2},
-        # player 1: 8 cards, 8 mana whose only blue one is the waiting head (Angel)
-        {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel", "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 3},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Nightmare", "Belial", "Imp", "Imp", "Fairy", "Fairy", "Dryad", "Dryad", "Treant"],
+                "head": "Succubus",
+                "mana": ["Golem"] * 4 + ["Undine"] * 3,
+                "stones": ["Cerberus"] * 2,
+            },
+            # player 1: 8 cards, 8 mana whose only blue one is the waiting head (Angel)
+            {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel", "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 3},
+        ],
+        deck=["Titania"] * 2,
+    )
     discard0 = zone(s, "discard")
     s = play(s, "Belial", "Nightmare")
     assert phase(s) == Phase.PAY
@@ -210,20 +233,37 @@ def test_AS003_nightmare_affects_its_summoner_and_a_waiting_head_cannot_be_disca
     assert zone(s, "mana", 1) == {"Angel": 1, "Phoenix": 3, "Gargoyle": 3, "Titania": 1}
     assert int(s.head[0, 1]) == kind("Titania")
     assert added(discard0, zone(s, "discard")) == {
-        "Succubus": 1, "Belial": 1, "Undine": 1, "Treant": 1, "Cerberus": 1, "Salamander": 1, "Ifrit": 1, "Phoenix": 1,
+        "Succubus": 1,
+        "Belial": 1,
+        "Undine": 1,
+        "Treant": 1,
+        "Cerberus": 1,
+        "Salamander": 1,
+        "Ifrit": 1,
+        "Phoenix": 1,
     }
     assert_turn_of(s, 1, ["Salamander", "Ifrit"])
 
 
-
 def _nightmare_summoned(hand1: list[str] | None = None) -> core.State:
     """Player 0 summons Nightmare with 7 cards left and 8 mana; player 1 holds ``hand1``."""
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Imp", "Imp", "Fairy", "Fairy", "Dryad", "Dryad", "Treant"],
-         "head": "Succubus", "mana": ["Golem"] * 4 + ["Undine"] * 3, "stones": ["Cerberus"] * 2},
-        {"hand": hand1 or ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel",
-         "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 3},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Nightmare", "Belial", "Imp", "Imp", "Fairy", "Fairy", "Dryad", "Dryad", "Treant"],
+                "head": "Succubus",
+                "mana": ["Golem"] * 4 + ["Undine"] * 3,
+                "stones": ["Cerberus"] * 2,
+            },
+            {
+                "hand": hand1 or ["Salamander"] * 4 + ["Ifrit"] * 4,
+                "head": "Angel",
+                "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 3,
+            },
+        ],
+        deck=["Titania"] * 2,
+    )
     return play(s, "Belial", "Nightmare", "MANA_BLACK", "MANA_BLACK", "MANA_BLUE")
 
 
@@ -243,10 +283,14 @@ def test_AS003_R10_1_nightmare_may_be_declined_and_then_nobody_discards():
 def test_AS003_R10_1_nightmare_asks_only_when_someone_would_discard():
     """Nobody holds more than 6 cards or 7 mana: the ability would change nothing, so its
     summoner is not asked and Phase III follows at once."""
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
-        {"hand": ["Salamander", "Ifrit"], "head": "Angel"},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+            {"hand": ["Salamander", "Ifrit"], "head": "Angel"},
+        ],
+        deck=["Titania"] * 2,
+    )
     s = play(s, "Belial", "Nightmare")  # KK* paid with Succubus, Belial and the Imp: forced
     assert zone(s, "spirits", 0) == {"Nightmare": 1}
     assert zone(s, "hand", 0) == {"Imp": 1, "Titania": 1}
@@ -254,10 +298,14 @@ def test_AS003_R10_1_nightmare_asks_only_when_someone_would_discard():
 
 
 def test_AS003_R10_1_nightmare_is_asked_when_only_another_player_is_over():
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
-        {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+            {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
+        ],
+        deck=["Titania"] * 2,
+    )
     s = play(s, "Belial", "Nightmare")
     assert phase(s) == Phase.NIGHTMARE and int(s.current_player[0]) == 0 and legal(s) == ["YES", "NO"]
     s = play(s, "YES")
@@ -268,11 +316,16 @@ def test_AS003_R10_1_nightmare_is_asked_when_only_another_player_is_over():
     assert zone(s, "hand", 0) == {"Imp": 1, "Titania": 1}
     assert int(s.active_player[0]) == 1
 
+
 def test_AS003_nightmare_asks_nobody_within_the_limits():
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Fairy"], "head": "Succubus", "mana": ["Imp"]},
-        {"hand": ["Salamander", "Ifrit"], "head": "Angel", "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 2},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Nightmare", "Belial", "Fairy"], "head": "Succubus", "mana": ["Imp"]},
+            {"hand": ["Salamander", "Ifrit"], "head": "Angel", "mana": ["Phoenix"] * 4 + ["Gargoyle"] * 2},
+        ],
+        deck=["Titania"] * 2,
+    )
     s = play(s, "Belial", "Nightmare")  # KK* from exactly 3 black mana: paid without asking
     assert zone(s, "spirits", 0) == {"Nightmare": 1}
     assert zone(s, "mana", 1) == {"Angel": 1, "Phoenix": 4, "Gargoyle": 2, "Titania": 1}
@@ -284,10 +337,14 @@ def test_AS003_nightmare_asks_nobody_within_the_limits():
 
 
 def test_AS004_belial_may_be_paid_with_a_stone():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Golem", "stones": ["Imp"], "spirits": ["Belial"]},
-        {"hand": ["Angel", "Unicorn"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Golem", "stones": ["Imp"], "spirits": ["Belial"]},
+            {"hand": ["Angel", "Unicorn"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     discard0 = zone(s, "discard")
     s = play(s, "Fairy", "ACT")  # 4 + 2 = 6: Prayer
     s = play(s, "OPTION_A")  # draw 2, then Phase III
@@ -303,11 +360,20 @@ def test_AS004_belial_may_be_paid_with_a_stone():
 
 
 def test_AS004_belial_each_copy_once_per_turn():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Golem", "mana": ["Imp"], "stones": ["Asmodai"],
-         "spirits": ["Belial", "Belial"]},
-        {"hand": ["Angel", "Unicorn"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Fairy", "Dryad"],
+                "head": "Golem",
+                "mana": ["Imp"],
+                "stones": ["Asmodai"],
+                "spirits": ["Belial", "Belial"],
+            },
+            {"hand": ["Angel", "Unicorn"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Fairy", "ACT", "OPTION_A")
     assert phase(s) == Phase.BELIAL
     assert legal(s) == ["MANA_BLACK", "STONE", "NO"]
@@ -324,10 +390,14 @@ def test_AS004_belial_each_copy_once_per_turn():
 
 def test_AS004_belial_works_the_turn_it_is_summoned():
     # R5.3: a spirit's ability works from the moment it is summoned
-    s = position(2, players=[
-        {"hand": ["Belial", "Succubus"], "head": "Imp", "mana": ["Nightmare", "Asmodai"]},
-        {"hand": ["Angel", "Unicorn"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Belial", "Succubus"], "head": "Imp", "mana": ["Nightmare", "Asmodai"]},
+            {"hand": ["Angel", "Unicorn"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Succubus", "Belial")  # 4 black mana, KK*: 3 paid, one Lightning left
     assert zone(s, "spirits", 0) == {"Belial": 1}
     assert phase(s) == Phase.BELIAL
@@ -343,12 +413,16 @@ def test_AS004_belial_works_the_turn_it_is_summoned():
 
 def test_AS005_succubus_one_vp_per_card_given():
     # 4 players: Inquisition draws 2. Givers (lower faith than 3): players 1 and 3.
-    s = position(4, players=[
-        {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Succubus"]},
-        {"hand": ["Unicorn", "Undine", "Undine"], "faith": 1},
-        {"hand": ["Angel", "Seraph"], "faith": 5},
-        {"hand": ["Valkyrie", "Seraph"], "faith": 0},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Succubus"]},
+            {"hand": ["Unicorn", "Undine", "Undine"], "faith": 1},
+            {"hand": ["Angel", "Seraph"], "faith": 5},
+            {"hand": ["Valkyrie", "Seraph"], "faith": 0},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Golem")  # 4 + 4 = 8; Angel cannot be paid: Inquisition at once
     assert phase(s) == Phase.INQUISITION_GIFT
     assert int(s.current_player[0]) == 1
@@ -368,12 +442,16 @@ def test_AS005_succubus_one_vp_per_card_given():
 def test_AS005_succubus_counts_a_gift_from_the_deck_of_a_player_with_no_cards():
     # R8.2: player 1 has no card, so gives the top card of the deck: still a card given
     deck = ["Pegasus", "Unicorn", "Seraph", "Titania", "Chimera"]
-    s = position(4, players=[
-        {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Succubus"]},
-        {"hand": [], "faith": 1},
-        {"hand": ["Angel", "Seraph"], "faith": 5},
-        {"hand": ["Valkyrie", "Ouroboros"], "faith": 5},
-    ], deck=deck)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Succubus"]},
+            {"hand": [], "faith": 1},
+            {"hand": ["Angel", "Seraph"], "faith": 5},
+            {"hand": ["Valkyrie", "Ouroboros"], "faith": 5},
+        ],
+        deck=deck,
+    )
     s = play(s, "Golem")  # Inquisition: 2 drawn, 1 given from the deck, then Phase III
     assert vp(s) == [1, 0, 0, 0]
     assert phase(s) == Phase.KEEP
@@ -386,10 +464,14 @@ def test_AS005_succubus_counts_a_gift_from_the_deck_of_a_player_with_no_cards():
 
 
 def test_AS006_leprechaun_several_copies_draw_all_then_discard_as_many():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Salamander"], "head": "Imp", "spirits": ["Leprechaun", "Leprechaun"]},
-        {"hand": ["Unicorn", "Golem"], "head": "Golem"},
-    ], deck=["Angel"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Salamander"], "head": "Imp", "spirits": ["Leprechaun", "Leprechaun"]},
+            {"hand": ["Unicorn", "Golem"], "head": "Golem"},
+        ],
+        deck=["Angel"] * 4,
+    )
     discard0 = zone(s, "discard")
     assert phase(s) == Phase.LEPRECHAUN
     assert legal(s) == YES_NO  # all or none: no way to use only one copy
@@ -409,10 +491,14 @@ def test_AS006_leprechaun_several_copies_draw_all_then_discard_as_many():
 
 
 def test_AS006_leprechaun_declined():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Salamander"], "head": "Imp", "spirits": ["Leprechaun"]},
-        {"hand": ["Unicorn", "Golem"], "head": "Golem"},
-    ], deck=["Angel"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Salamander"], "head": "Imp", "spirits": ["Leprechaun"]},
+            {"hand": ["Unicorn", "Golem"], "head": "Golem"},
+        ],
+        deck=["Angel"] * 4,
+    )
     s = play(s, "NO")
     assert phase(s) == Phase.COMMAND
     assert zone(s, "hand", 0) == {"Fairy": 1, "Salamander": 1}
@@ -423,10 +509,14 @@ def test_AS006_leprechaun_declined():
 
 
 def test_AS007_baldanders_may_place_a_card_the_summon_does_not_need():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Angel", "Imp"], "head": "Treant", "spirits": ["Baldanders"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Angel", "Imp"], "head": "Treant", "spirits": ["Baldanders"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Fairy", "ACT"]
     s = play(s, "Fairy")  # costs G: the Treant pays it
@@ -441,10 +531,14 @@ def test_AS007_baldanders_may_place_a_card_the_summon_does_not_need():
 
 
 def test_AS007_baldanders_placement_makes_a_summon_payable():
-    s = position(2, players=[
-        {"hand": ["Imp", "Succubus", "Fairy"], "head": "Fairy", "spirits": ["Baldanders"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Succubus", "Fairy"], "head": "Fairy", "spirits": ["Baldanders"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = play(s, "Fairy")  # mana: 2 green, no Lightning
     assert legal(s) == ["Imp", "Succubus", "ACT"]  # each K* spirit payable by placing the other
     s = play(s, "Imp")
@@ -456,10 +550,14 @@ def test_AS007_baldanders_placement_makes_a_summon_payable():
 
 
 def test_AS007_baldanders_without_it_the_summon_is_impossible():
-    s = position(2, players=[
-        {"hand": ["Imp", "Succubus", "Fairy"], "head": "Fairy"},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Succubus", "Fairy"], "head": "Fairy"},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = play(s, "Fairy")
     # no summon possible: the action (2 + 2 = 4, Research) is performed at once,
     # its flip is forced (green only)
@@ -474,10 +572,14 @@ def test_AS007_baldanders_without_it_the_summon_is_impossible():
 
 
 def test_AS008_dryad_prayer_b_refills_to_five_then_one_more():
-    s = position(2, players=[
-        {"hand": ["Salamander", "Imp", "Imp", "Golem", "Angel"], "head": "Salamander", "spirits": ["Dryad"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Imp", "Imp", "Golem", "Angel"], "head": "Salamander", "spirits": ["Dryad"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Salamander")  # 3 + 3 = 6; nothing payable: Prayer
     assert phase(s) == Phase.PRAYER
     s = play(s, "OPTION_B")
@@ -492,10 +594,14 @@ def test_AS008_dryad_prayer_b_refills_to_five_then_one_more():
 
 def test_AS008_dryad_prayer_a_draws_three():
     deck = ["Pegasus", "Unicorn", "Seraph", "Titania", "Chimera"]
-    s = position(2, players=[
-        {"hand": ["Salamander", "Imp", "Imp", "Golem", "Angel"], "head": "Salamander", "spirits": ["Dryad"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=deck)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Imp", "Imp", "Golem", "Angel"], "head": "Salamander", "spirits": ["Dryad"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=deck,
+    )
     hand0 = zone(s, "hand", 0)
     s = play(s, "Salamander", "OPTION_A")
     assert phase(s) == Phase.KEEP  # Phase III: the last two cards of the deck, of different kinds
@@ -511,10 +617,14 @@ def test_AS008_dryad_prayer_a_draws_three():
 
 @pytest.mark.parametrize("treant", [True, False])
 def test_AS009_treant_festival_both_cards_whatever_the_faith(treant):
-    s = position(2, players=[
-        {"hand": ["Angel", "Unicorn"], "head": "Fairy", "faith": 1, "spirits": ["Treant"] if treant else []},
-        {"hand": ["Golem", "Seraph"], "head": "Golem", "faith": 5},
-    ], deck=["Imp"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Unicorn"], "head": "Fairy", "faith": 1, "spirits": ["Treant"] if treant else []},
+            {"hand": ["Golem", "Seraph"], "head": "Golem", "faith": 5},
+        ],
+        deck=["Imp"] * 4,
+    )
     discard0 = zone(s, "discard")
     s = play(s, "Angel")  # 2 + 5 = 7; Unicorn not payable: Festival
     assert faith(s) == [2, 5]  # player 1 is not lower
@@ -533,10 +643,14 @@ def test_AS009_treant_festival_both_cards_whatever_the_faith(treant):
 
 def test_AS010_fairy_alchemy_a_draws_one_more():
     deck = ["Pegasus", "Unicorn", "Seraph", "Titania", "Chimera"]
-    s = position(2, players=[
-        {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Fairy"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=deck)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Fairy"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=deck,
+    )
     s = play(s, "Golem")  # 1 + 4 = 5: Alchemy
     assert phase(s) == Phase.ALCHEMY
     s = play(s, "OPTION_A")
@@ -550,10 +664,14 @@ def test_AS010_fairy_alchemy_a_draws_one_more():
 
 def test_AS010_fairy_alchemy_b_draws_one_card_too():
     # engine decision (brief): Fairy's card comes with either Alchemy choice
-    s = position(2, players=[
-        {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Fairy"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Fairy"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Golem", "OPTION_B")
     assert faith(s) == [2, 1]
     assert zone(s, "stones", 0) == {"Pegasus": 1}
@@ -566,10 +684,14 @@ def test_AS010_fairy_alchemy_b_draws_one_card_too():
 
 
 def test_AS011_salamander_festival_gains_one_vp():
-    s = position(2, players=[
-        {"hand": ["Angel", "Unicorn"], "head": "Fairy", "faith": 1, "spirits": ["Salamander"]},
-        {"hand": ["Golem", "Seraph"], "head": "Golem", "faith": 5},
-    ], deck=["Imp"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Unicorn"], "head": "Fairy", "faith": 1, "spirits": ["Salamander"]},
+            {"hand": ["Golem", "Seraph"], "head": "Golem", "faith": 5},
+        ],
+        deck=["Imp"] * 4,
+    )
     s = play(s, "Angel")
     assert vp(s) == [1, 0]
     assert faith(s) == [2, 5]
@@ -580,19 +702,26 @@ def test_AS011_salamander_festival_gains_one_vp():
 # ---- AS012 Cerberus ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("deck, keep, assisted, gain", [
-    (["Angel", "Imp"], "Imp", "Angel", 1),  # number 5
-    (["Golem", "Imp"], "Imp", "Golem", 1),  # number 4
-    (["Angel", "Imp"], "Angel", "Imp", 0),  # number 1
-    (["Salamander", "Golem"], "Golem", "Salamander", 0),  # number 3
-])
+@pytest.mark.parametrize(
+    "deck, keep, assisted, gain",
+    [
+        (["Angel", "Imp"], "Imp", "Angel", 1),  # number 5
+        (["Golem", "Imp"], "Imp", "Golem", 1),  # number 4
+        (["Angel", "Imp"], "Angel", "Imp", 0),  # number 1
+        (["Salamander", "Golem"], "Golem", "Salamander", 0),  # number 3
+    ],
+)
 def test_AS012_cerberus_counts_the_card_assisted_to_the_right_neighbour(deck, keep, assisted, gain):
     # 3 players: player 0's right neighbour is player 2
-    s = position(3, players=[
-        {"hand": ["Fairy", "Imp"], "head": "Dryad", "spirits": ["Cerberus"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Treant"},
-        {"hand": ["Unicorn", "Seraph"], "head": "Baal"},
-    ], deck=deck)
+    s = position(
+        3,
+        players=[
+            {"hand": ["Fairy", "Imp"], "head": "Dryad", "spirits": ["Cerberus"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Treant"},
+            {"hand": ["Unicorn", "Seraph"], "head": "Baal"},
+        ],
+        deck=deck,
+    )
     s = play(s, "Imp", "Fairy")  # summon Fairy (G paid by the Dryad)
     assert phase(s) == Phase.KEEP
     assert zone(s, "offer") == dict(Counter(deck))
@@ -607,10 +736,14 @@ def test_AS012_cerberus_counts_the_card_assisted_to_the_right_neighbour(deck, ke
 
 
 def test_AS012_cerberus_works_the_turn_it_is_summoned():
-    s = position(2, players=[
-        {"hand": ["Cerberus", "Salamander"], "head": "Salamander", "mana": ["Ifrit"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Angel", "Angel"])
+    s = position(
+        2,
+        players=[
+            {"hand": ["Cerberus", "Salamander"], "head": "Salamander", "mana": ["Ifrit"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Angel", "Angel"],
+    )
     s = play(s, "Salamander", "Cerberus")  # RR* from three red mana
     assert zone(s, "spirits", 0) == {"Cerberus": 1}
     assert vp(s) == [1, 0]
@@ -621,16 +754,23 @@ def test_AS012_cerberus_works_the_turn_it_is_summoned():
 # ---- AS013 Ifrit ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("victim_vp, expected", [
-    (5, [3, 3]),  # 1 sword + 2 stolen
-    (1, [2, 0]),  # only 1 to steal: the extra one needs a chip left
-    (0, [2, 0]),  # nobody to steal from: 1 from the supply, Ifrit adds nothing
-])
+@pytest.mark.parametrize(
+    "victim_vp, expected",
+    [
+        (5, [3, 3]),  # 1 sword + 2 stolen
+        (1, [2, 0]),  # only 1 to steal: the extra one needs a chip left
+        (0, [2, 0]),  # nobody to steal from: 1 from the supply, Ifrit adds nothing
+    ],
+)
 def test_AS013_ifrit_steals_one_more_if_the_victim_still_has_one(victim_vp, expected):
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Ifrit"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": victim_vp},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Ifrit"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": victim_vp},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT")
     assert vp(s) == expected
     assert_turn_of(s, 1, ["Unicorn", "Seraph"])
@@ -641,10 +781,14 @@ def test_AS013_ifrit_steals_one_more_if_the_victim_still_has_one(victim_vp, expe
 
 @pytest.mark.parametrize("option", ["OPTION_A", "OPTION_B"])
 def test_AS014_will_o_wisp_alchemy_gains_one_vp(option):
-    s = position(2, players=[
-        {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Will-o'-wisp"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Will-o'-wisp"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Golem")
     assert phase(s) == Phase.ALCHEMY
     s = play(s, option)
@@ -665,10 +809,14 @@ def test_AS014_will_o_wisp_alchemy_gains_one_vp(option):
 
 
 def test_AS015_phoenix_when_summoned_one_faith_and_two_cards():
-    s = position(2, players=[
-        {"hand": ["Phoenix", "Salamander"], "head": "Salamander", "mana": ["Imp", "Imp"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Phoenix", "Salamander"], "head": "Salamander", "mana": ["Imp", "Imp"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Salamander")
     assert legal(s) == ["Phoenix", "ACT"]
     s = play(s, "Phoenix")  # RR** from exactly 2 red + 2 black: paid without asking
@@ -684,10 +832,14 @@ def test_AS015_phoenix_when_summoned_one_faith_and_two_cards():
 
 
 def test_AS016_gargoyle_reduces_the_spirits_own_colour():
-    s = position(2, players=[
-        {"hand": ["Imp", "Fairy"], "head": "Fairy", "spirits": ["Gargoyle"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Fairy"], "head": "Fairy", "spirits": ["Gargoyle"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy")  # mana: 2 green, no Lightning
     assert legal(s) == ["Imp", "ACT"]  # Imp K* costs just * now
     s = play(s, "Imp")  # one green pays it: no choice
@@ -718,10 +870,14 @@ def test_AS016_gargoyle_never_reduces_an_any_symbol():
 
 
 def test_AS016_gargoyle_free_summon_asks_for_no_payment():
-    s = position(2, players=[
-        {"hand": ["Fairy", "Imp"], "head": "Nightmare", "spirits": ["Gargoyle"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Imp"], "head": "Nightmare", "spirits": ["Gargoyle"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Fairy", "ACT"]
     s = play(s, "Fairy")  # G - 1 = nothing to pay
@@ -734,10 +890,14 @@ def test_AS016_gargoyle_free_summon_asks_for_no_payment():
 
 
 def test_AS017_golem_alchemy_one_more_stone():
-    s = position(2, players=[
-        {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Golem"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Golem"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Golem", "OPTION_B")
     assert faith(s) == [2, 1]
     assert zone(s, "stones", 0) == {"Pegasus": 2}
@@ -752,11 +912,19 @@ def test_AS017_golem_alchemy_one_more_stone():
 def test_AS018_sphinx_five_shields_three_to_hand_two_to_mana():
     # Giant (2) + Homunculus (1) + Golem (1) + the Sphinx itself (1) = 5 shield icons
     deck = ["Pegasus", "Unicorn", "Seraph", "Titania", "Chimera", "Ouroboros", "Baal"]
-    s = position(2, players=[
-        {"hand": ["Sphinx", "Imp"], "head": "Imp", "mana": ["Golem", "Golem"],
-         "spirits": ["Giant", "Homunculus", "Golem"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
-    ], deck=deck)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Sphinx", "Imp"],
+                "head": "Imp",
+                "mana": ["Golem", "Golem"],
+                "spirits": ["Giant", "Homunculus", "Golem"],
+            },
+            {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
+        ],
+        deck=deck,
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Sphinx", "ACT"]
     s = play(s, "Sphinx")  # YY* from Golem, Golem, Imp: no choice
@@ -773,10 +941,14 @@ def test_AS018_sphinx_five_shields_three_to_hand_two_to_mana():
 
 
 def test_AS018_sphinx_counts_itself_and_only_shields():
-    s = position(2, players=[
-        {"hand": ["Sphinx", "Golem"], "head": "Golem", "mana": ["Imp"], "spirits": ["Imp", "Angel", "Fairy"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
-    ], deck=["Pegasus"] * 3)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Sphinx", "Golem"], "head": "Golem", "mana": ["Imp"], "spirits": ["Imp", "Angel", "Fairy"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
+        ],
+        deck=["Pegasus"] * 3,
+    )
     s = play(s, "Golem", "Sphinx")
     assert zone(s, "hand", 0) == {"Pegasus": 2}  # 1 (its own shield) + 1 kept
     assert zone(s, "mana", 0) == {}
@@ -789,11 +961,20 @@ def test_AS018_sphinx_counts_itself_and_only_shields():
 
 def _research_with_homunculus(homunculi: int = 1) -> core.State:
     """Player 0 plays Research with 2 stones and green, green (Fairy, the head) and blue mana."""
-    s = position(2, players=[
-        {"hand": ["Fairy", "Angel"], "head": "Fairy", "mana": ["Unicorn"], "stones": ["Imp", "Imp"],
-         "spirits": ["Homunculus"] * homunculi},
-        {"hand": ["Golem", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Fairy", "Angel"],
+                "head": "Fairy",
+                "mana": ["Unicorn"],
+                "stones": ["Imp", "Imp"],
+                "spirits": ["Homunculus"] * homunculi,
+            },
+            {"hand": ["Golem", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy")  # 2 + 2 = 4: Research
     assert legal(s) == ["Angel", "ACT"]
     return play(s, "ACT")
@@ -850,10 +1031,14 @@ def test_AS019_R6_2_no_homunculus_question_once_no_open_mana_is_left():
 
 def test_AS020_giant_costs_one_less_silica_per_shield_in_play():
     # one shield in play (Golem): YYY** -> YY**, 4 mana
-    s = position(2, players=[
-        {"hand": ["Giant", "Imp"], "head": "Golem", "mana": ["Golem", "Imp"], "spirits": ["Golem"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Giant", "Imp"], "head": "Golem", "mana": ["Golem", "Imp"], "spirits": ["Golem"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Giant", "ACT"]
     s = play(s, "Giant")  # all 4 mana paid, no choice
@@ -866,8 +1051,12 @@ def test_AS020_giant_no_reduction_of_any_kind_for_another_giant():
     # Giant + Gargoyle in play: 3 shields and a Gargoyle would bring YYY** down to **,
     # but with a Giant already in play the second one costs its full 5 mana.
     players = [
-        {"hand": ["Giant", "Fairy", "Ouroboros"], "head": "Golem", "mana": ["Golem", "Golem"],
-         "spirits": ["Giant", "Gargoyle"]},
+        {
+            "hand": ["Giant", "Fairy", "Ouroboros"],
+            "head": "Golem",
+            "mana": ["Golem", "Golem"],
+            "spirits": ["Giant", "Gargoyle"],
+        },
         {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
     ]
     s = position(2, players=players, deck=["Pegasus"] * 2)
@@ -886,10 +1075,14 @@ def test_AS020_giant_no_reduction_of_any_kind_for_another_giant():
 
 def test_AS020_gargoyle_reduces_the_first_giant():
     # no Giant in play yet: 1 shield (Gargoyle's) + 1 (Gargoyle's reduction) -> Y**
-    s = position(2, players=[
-        {"hand": ["Giant", "Imp"], "head": "Golem", "mana": ["Imp"], "spirits": ["Gargoyle"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Giant", "Imp"], "head": "Golem", "mana": ["Imp"], "spirits": ["Gargoyle"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Fairy"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Giant", "ACT"]
     s = play(s, "Giant")
@@ -901,10 +1094,14 @@ def test_AS020_gargoyle_reduces_the_first_giant():
 
 
 def test_AS021_undine_one_faith_before_the_pilgrimage_choice():
-    s = position(2, players=[
-        {"hand": ["Unicorn", "Seraph"], "head": "Angel", "faith": 3, "spirits": ["Undine"]},
-        {"hand": ["Golem", "Titania"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Unicorn", "Seraph"], "head": "Angel", "faith": 3, "spirits": ["Undine"]},
+            {"hand": ["Golem", "Titania"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Unicorn")  # 5 + 5 = 10: Pilgrimage
     assert phase(s) == Phase.PILGRIMAGE
     assert faith(s) == [4, 1]  # already gained when choosing
@@ -915,10 +1112,14 @@ def test_AS021_undine_one_faith_before_the_pilgrimage_choice():
 
 
 def test_AS021_undine_faith_is_capped_at_ten():
-    s = position(2, players=[
-        {"hand": ["Unicorn", "Seraph"], "head": "Angel", "faith": 10, "spirits": ["Undine"]},
-        {"hand": ["Golem", "Titania"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Unicorn", "Seraph"], "head": "Angel", "faith": 10, "spirits": ["Undine"]},
+            {"hand": ["Golem", "Titania"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Unicorn", "OPTION_A")
     assert faith(s) == [10, 1]
     assert vp(s) == [10, 0]
@@ -929,10 +1130,14 @@ def test_AS021_undine_faith_is_capped_at_ten():
 
 @pytest.mark.parametrize("before, after", [(1, 3), (9, 10)])
 def test_AS022_angel_when_summoned_two_faith(before, after):
-    s = position(2, players=[
-        {"hand": ["Angel", "Pegasus"], "head": "Unicorn", "faith": before},
-        {"hand": ["Golem", "Seraph"], "head": "Golem"},
-    ], deck=["Imp"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Pegasus"], "head": "Unicorn", "faith": before},
+            {"hand": ["Golem", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Imp"] * 2,
+    )
     s = play(s, "Pegasus")
     assert legal(s) == ["Angel", "ACT"]
     s = play(s, "Angel")  # UU from two blue mana
@@ -944,15 +1149,22 @@ def test_AS022_angel_when_summoned_two_faith(before, after):
 # ---- AS023 Unicorn --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("option, exp_vp, exp_faith, exp_hand", [
-    ("OPTION_A", 5, 3, {"Seraph": 1, "Pegasus": 1}),  # faith 3 + 2
-    ("OPTION_B", 2, 4, {"Seraph": 1, "Pegasus": 2}),  # draw 1, faith +1, and still +2
-])
+@pytest.mark.parametrize(
+    "option, exp_vp, exp_faith, exp_hand",
+    [
+        ("OPTION_A", 5, 3, {"Seraph": 1, "Pegasus": 1}),  # faith 3 + 2
+        ("OPTION_B", 2, 4, {"Seraph": 1, "Pegasus": 2}),  # draw 1, faith +1, and still +2
+    ],
+)
 def test_AS023_unicorn_pilgrimage_gains_two_vp(option, exp_vp, exp_faith, exp_hand):
-    s = position(2, players=[
-        {"hand": ["Angel", "Seraph"], "head": "Angel", "faith": 3, "spirits": ["Unicorn"]},
-        {"hand": ["Golem", "Titania"], "head": "Golem"},
-    ], deck=["Pegasus"] * 3)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Seraph"], "head": "Angel", "faith": 3, "spirits": ["Unicorn"]},
+            {"hand": ["Golem", "Titania"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 3,
+    )
     s = play(s, "Angel")
     assert phase(s) == Phase.PILGRIMAGE
     s = play(s, option)
@@ -968,10 +1180,14 @@ def test_AS023_unicorn_pilgrimage_gains_two_vp(option, exp_vp, exp_faith, exp_ha
 @pytest.mark.parametrize("pegasus_1, both", [(0, True), (1, False)])
 def test_AS024_pegasus_festival_compares_faith_two_higher(pegasus_1, both):
     # player 0: faith 2 -> 3 with Festival, compared as 5; player 1: faith 4 (6 with a Pegasus)
-    s = position(2, players=[
-        {"hand": ["Angel", "Seraph"], "head": "Fairy", "faith": 2, "spirits": ["Pegasus"]},
-        {"hand": ["Golem", "Titania"], "head": "Golem", "faith": 4, "spirits": ["Pegasus"] * pegasus_1},
-    ], deck=["Imp"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Seraph"], "head": "Fairy", "faith": 2, "spirits": ["Pegasus"]},
+            {"hand": ["Golem", "Titania"], "head": "Golem", "faith": 4, "spirits": ["Pegasus"] * pegasus_1},
+        ],
+        deck=["Imp"] * 4,
+    )
     s = play(s, "Angel")  # 7: Festival
     assert faith(s) == [3, 4]  # the chips themselves do not change
     imps = 2 if both else 1
@@ -982,12 +1198,16 @@ def test_AS024_pegasus_festival_compares_faith_two_higher(pegasus_1, both):
 def test_AS024_pegasus_inquisition_compares_faith_two_higher():
     # player 0: faith 3 + Pegasus = 5. Player 1 (4) gives; player 2 (1 + two Pegasus = 5)
     # and player 3 (5) are not lower.
-    s = position(4, players=[
-        {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Pegasus"]},
-        {"hand": ["Unicorn", "Undine", "Valkyrie"], "faith": 4},
-        {"hand": ["Angel", "Seraph"], "faith": 1, "spirits": ["Pegasus", "Pegasus"]},
-        {"hand": ["Titania", "Seraph"], "faith": 5},
-    ], deck=["Imp"] * 4)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Golem", "faith": 3, "spirits": ["Pegasus"]},
+            {"hand": ["Unicorn", "Undine", "Valkyrie"], "faith": 4},
+            {"hand": ["Angel", "Seraph"], "faith": 1, "spirits": ["Pegasus", "Pegasus"]},
+            {"hand": ["Titania", "Seraph"], "faith": 5},
+        ],
+        deck=["Imp"] * 4,
+    )
     s = play(s, "Golem")  # 8: Inquisition (Angel not payable)
     assert phase(s) == Phase.INQUISITION_GIFT
     assert int(s.current_player[0]) == 1
@@ -1004,12 +1224,16 @@ def test_AS024_pegasus_inquisition_compares_faith_two_higher():
 
 
 def test_AS025_valkyrie_cannot_be_stolen_from_by_conquest():
-    s = position(4, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare"},
-        {"hand": ["Unicorn", "Seraph"], "vp": 5, "spirits": ["Valkyrie"]},
-        {"hand": ["Unicorn", "Seraph"], "vp": 2},
-        {"hand": ["Golem", "Titania"], "vp": 3},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare"},
+            {"hand": ["Unicorn", "Seraph"], "vp": 5, "spirits": ["Valkyrie"]},
+            {"hand": ["Unicorn", "Seraph"], "vp": 2},
+            {"hand": ["Golem", "Titania"], "vp": 3},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT")  # 3: Conquest, no icons
     assert phase(s) == Phase.CONQUEST_TARGET
     assert legal(s) == ["TARGET_2", "TARGET_3"]  # player 1 (TARGET_1) is protected
@@ -1020,10 +1244,14 @@ def test_AS025_valkyrie_cannot_be_stolen_from_by_conquest():
 
 def test_AS025_valkyrie_protects_only_against_other_players():
     # the Valkyrie's owner steals normally
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Valkyrie"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2, "spirits": ["Valkyrie"]},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Valkyrie"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2, "spirits": ["Valkyrie"]},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT")
     # player 1 is not robbed and no target is asked for; docs/rules.md R6.1 [decision]:
     # a protected player counts as having none, so the VP comes from the supply
@@ -1031,10 +1259,14 @@ def test_AS025_valkyrie_protects_only_against_other_players():
     assert vp(s) == [1, 2]
     assert_turn_of(s, 1, ["Unicorn", "Seraph"])
 
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Valkyrie"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Valkyrie"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT")
     assert vp(s) == [1, 1]
 
@@ -1042,12 +1274,15 @@ def test_AS025_valkyrie_protects_only_against_other_players():
 # ---- AS026 Baal -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spirits, others, vps", [
-    (["Baal"], [{}, {}, {}], [4, 2, 0, 0]),  # 2 axes + 1 from players 1 and 3
-    (["Baal", "Ifrit"], [{}, {}, {}], [6, 1, 0, 0]),  # 3 icons + 2 from player 1, 1 from player 3
-    (["Baal"], [{"spirits": ["Valkyrie"]}, {}, {}], [3, 3, 0, 0]),  # player 1 protected
-    (["Baal", "Baal"], [{}, {}, {}], [7, 1, 0, 0]),  # 4 axes, 2 from each (brief: n copies steal n)
-])
+@pytest.mark.parametrize(
+    "spirits, others, vps",
+    [
+        (["Baal"], [{}, {}, {}], [4, 2, 0, 0]),  # 2 axes + 1 from players 1 and 3
+        (["Baal", "Ifrit"], [{}, {}, {}], [6, 1, 0, 0]),  # 3 icons + 2 from player 1, 1 from player 3
+        (["Baal"], [{"spirits": ["Valkyrie"]}, {}, {}], [3, 3, 0, 0]),  # player 1 protected
+        (["Baal", "Baal"], [{}, {}, {}], [7, 1, 0, 0]),  # 4 axes, 2 from each (brief: n copies steal n)
+    ],
+)
 def test_AS026_baal_steals_from_every_other_player(spirits, others, vps):
     start = [3, 0, 1]
     players = [{"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": spirits}]
@@ -1062,11 +1297,15 @@ def test_AS026_baal_steals_from_every_other_player(spirits, others, vps):
 
 
 def test_AS026_baal_from_the_supply_if_nobody_has_any():
-    s = position(3, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Baal"]},
-        {"hand": ["Unicorn", "Seraph"]},
-        {"hand": ["Unicorn", "Seraph"]},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        3,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Baal"]},
+            {"hand": ["Unicorn", "Seraph"]},
+            {"hand": ["Unicorn", "Seraph"]},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT")
     assert vp(s) == [3, 0, 0]
 
@@ -1075,10 +1314,14 @@ def test_AS026_baal_from_the_supply_if_nobody_has_any():
 
 
 def test_AS027_titania_one_vp_per_staff_icon_at_game_end():
-    s = last_turn_position(2, players=[
-        {"hand": ["Fairy", "Imp"], "head": "Treant", "spirits": ["Titania", "Dryad"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 6},
-    ], deck=["Pegasus"] * 2)
+    s = last_turn_position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Imp"], "head": "Treant", "spirits": ["Titania", "Dryad"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 6},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     # now: points 2 + 1, staves 2 + 1 -> 6, a tie the declarer loses
     assert scores(s) == [6, 6]
     s = play(s, "Imp", "Fairy")  # the last turn: summon a third staff spirit
@@ -1095,10 +1338,14 @@ def test_AS028_chimera_two_full_icon_sets_score_14():
     # axes: Imp x2; staves: Fairy x2; swords: Chimera + Salamander; shields: Homunculus x2;
     # armour: Angel, and the second Angel is summoned in the last turn.
     spirits = ["Chimera", "Salamander", "Imp", "Imp", "Fairy", "Fairy", "Homunculus", "Homunculus", "Angel"]
-    s = last_turn_position(2, players=[
-        {"hand": ["Angel", "Pegasus"], "head": "Unicorn", "spirits": spirits},
-        {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 20},
-    ], deck=["Imp"] * 2)
+    s = last_turn_position(
+        2,
+        players=[
+            {"hand": ["Angel", "Pegasus"], "head": "Unicorn", "spirits": spirits},
+            {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 20},
+        ],
+        deck=["Imp"] * 2,
+    )
     printed = 2 + 1 + 1 + 1 + 0 + 0 + 0 + 0 + 1
     assert scores(s) == [printed + 7, 20]  # one full set
     s = play(s, "Pegasus", "Angel")
@@ -1113,10 +1360,14 @@ def test_AS028_chimera_two_full_icon_sets_score_14():
 def test_AS028_chimera_copies_add_up():
     # R10.1: two Chimeras, one full set of icons: 7 each
     spirits = ["Chimera", "Chimera", "Imp", "Fairy", "Homunculus", "Angel"]
-    s = last_turn_position(2, players=[
-        {"hand": ["Salamander", "Golem"], "head": "Salamander", "spirits": spirits},
-        {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 19},
-    ], deck=["Pegasus"] * 4)
+    s = last_turn_position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Golem"], "head": "Salamander", "spirits": spirits},
+            {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 19},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Salamander", "OPTION_A")  # 3 + 3 = 6: Prayer (a), the game's last action
     assert zone(s, "hand", 0) == {"Golem": 1, "Pegasus": 3}
     printed = 2 + 2 + 1 + 0 + 0 + 1
@@ -1128,10 +1379,14 @@ def test_AS028_chimera_copies_add_up():
 
 
 def test_AS029_ouroboros_one_vp_per_stone_at_game_end():
-    s = last_turn_position(2, players=[
-        {"hand": ["Fairy", "Angel"], "head": "Fairy", "stones": ["Imp", "Imp"], "spirits": ["Ouroboros"]},
-        {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 6},
-    ], deck=["Pegasus"] * 2)
+    s = last_turn_position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Angel"], "head": "Fairy", "stones": ["Imp", "Imp"], "spirits": ["Ouroboros"]},
+            {"hand": ["Golem", "Seraph"], "head": "Golem", "vp": 6},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     assert scores(s) == [2 + 2, 6]
     s = play(s, "Fairy", "ACT")  # Research: 2 VP for the stones, then one green mana flipped
     assert vp(s) == [2, 6]
@@ -1144,10 +1399,14 @@ def test_AS029_ouroboros_one_vp_per_stone_at_game_end():
 
 
 def test_AS030_seraph_vp_equal_to_faith_at_game_end():
-    s = last_turn_position(2, players=[
-        {"hand": ["Unicorn", "Pegasus"], "head": "Angel", "faith": 5, "spirits": ["Seraph"]},
-        {"hand": ["Golem", "Titania"], "head": "Golem", "vp": 7},
-    ], deck=["Imp"] * 3)
+    s = last_turn_position(
+        2,
+        players=[
+            {"hand": ["Unicorn", "Pegasus"], "head": "Angel", "faith": 5, "spirits": ["Seraph"]},
+            {"hand": ["Golem", "Titania"], "head": "Golem", "vp": 7},
+        ],
+        deck=["Imp"] * 3,
+    )
     assert scores(s) == [2 + 5, 7]
     s = play(s, "Unicorn")
     assert legal(s) == ["Pegasus", "ACT"]
@@ -1163,10 +1422,14 @@ def test_AS030_seraph_vp_equal_to_faith_at_game_end():
 
 def test_R10_1_copies_add_up():
     # three Imps (3 axes, +3), two Cerberus (2 swords, +1 each for an assisted 5)
-    s = position(2, players=[
-        {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Imp"] * 3 + ["Cerberus"] * 2},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2},
-    ], deck=["Angel", "Pegasus"])
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Dryad"], "head": "Nightmare", "spirits": ["Imp"] * 3 + ["Cerberus"] * 2},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2},
+        ],
+        deck=["Angel", "Pegasus"],
+    )
     s = play(s, "Fairy", "ACT")
     assert vp(s) == [3 + 2 + 3 + 1, 1]
     assert phase(s) == Phase.KEEP
@@ -1179,11 +1442,19 @@ def test_R10_1_copies_add_up():
 def test_R10_1_optional_abilities_may_be_declined():
     # Leprechaun, Asmodai, Baldanders and Belial each asked, each declined: the turn
     # goes exactly as without them.
-    s = position(2, players=[
-        {"hand": ["Fairy", "Golem", "Angel"], "head": "Unicorn", "mana": ["Dryad", "Imp"],
-         "spirits": ["Leprechaun", "Asmodai", "Baldanders", "Belial"]},
-        {"hand": ["Golem", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Fairy", "Golem", "Angel"],
+                "head": "Unicorn",
+                "mana": ["Dryad", "Imp"],
+                "spirits": ["Leprechaun", "Asmodai", "Baldanders", "Belial"],
+            },
+            {"hand": ["Golem", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     assert phase(s) == Phase.LEPRECHAUN and legal(s) == YES_NO
     s = play(s, "NO")
     assert phase(s) == Phase.COMMAND
@@ -1208,10 +1479,14 @@ def test_R10_1_optional_abilities_may_be_declined():
 def test_R10_1_abilities_that_only_gain_are_automatic():
     # Alchemy (b) with Golem and Will-o'-wisp, then the next player's turn: nobody is
     # asked anything about the abilities.
-    s = position(2, players=[
-        {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Golem", "Will-o'-wisp"]},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 4)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Angel"], "head": "Imp", "spirits": ["Golem", "Will-o'-wisp"]},
+            {"hand": ["Unicorn", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 4,
+    )
     s = play(s, "Golem")
     assert phase(s) == Phase.ALCHEMY and legal(s) == ["OPTION_A", "OPTION_B"]
     s = play(s, "OPTION_B")
@@ -1224,11 +1499,20 @@ def test_R10_1_abilities_that_only_gain_are_automatic():
 def test_abilities_work_only_for_their_owner():
     # player 1's spirits do nothing on player 0's turn: no Gargoyle reduction, no
     # Imp VP, no Cerberus VP, no Belial / Leprechaun / Asmodai / Baldanders prompt.
-    s = position(2, players=[
-        {"hand": ["Fairy", "Imp", "Treant"], "head": "Nightmare"},
-        {"hand": ["Unicorn", "Seraph"], "head": "Golem", "vp": 2, "mana": ["Succubus"],
-         "spirits": ["Imp", "Cerberus", "Belial", "Leprechaun", "Asmodai", "Baldanders", "Gargoyle"]},
-    ], deck=["Angel", "Pegasus"])
+    s = position(
+        2,
+        players=[
+            {"hand": ["Fairy", "Imp", "Treant"], "head": "Nightmare"},
+            {
+                "hand": ["Unicorn", "Seraph"],
+                "head": "Golem",
+                "vp": 2,
+                "mana": ["Succubus"],
+                "spirits": ["Imp", "Cerberus", "Belial", "Leprechaun", "Asmodai", "Baldanders", "Gargoyle"],
+            },
+        ],
+        deck=["Angel", "Pegasus"],
+    )
     assert phase(s) == Phase.COMMAND
     s = play(s, "Fairy")
     assert phase(s) == Phase.MAIN

@@ -76,8 +76,25 @@ def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
     env.reset(seed=5)
     batch = core.init(3, players, seed=np.array([9, 5, 11]))  # the env's game is game 1 here
     rng = np.random.default_rng(players)
-    fields = ["hand", "spirits", "mana", "stones", "deck", "discard", "offer", "vp", "faith", "head", "phase",
-              "current_player", "legal_action_mask", "rewards", "terminated", "rng_counter", "stats"]
+    fields = [
+        "hand",
+        "spirits",
+        "mana",
+        "stones",
+        "deck",
+        "discard",
+        "offer",
+        "vp",
+        "faith",
+        "head",
+        "phase",
+        "current_player",
+        "legal_action_mask",
+        "rewards",
+        "terminated",
+        "rng_counter",
+        "stats",
+    ]
     for _ in range(600):
         mine = env.engine_state
         for name in fields:
@@ -94,9 +111,15 @@ def test_env_plays_exactly_like_the_batched_engine(players: int) -> None:
 
 def test_off_turn_decisions_go_to_the_right_agent() -> None:
     """Inquisition gifts are chosen by the giver, not the active player (R6.6)."""
-    state = position(3, [{"hand": ["Golem", "Imp"], "head": "Golem", "faith": 5},
-                         {"hand": ["Angel", "Fairy"], "faith": 1}, {"hand": ["Unicorn", "Imp"], "faith": 1}],
-                     deck=["Imp", "Imp", "Fairy", "Fairy", "Fairy"])
+    state = position(
+        3,
+        [
+            {"hand": ["Golem", "Imp"], "head": "Golem", "faith": 5},
+            {"hand": ["Angel", "Fairy"], "faith": 1},
+            {"hand": ["Unicorn", "Imp"], "faith": 1},
+        ],
+        deck=["Imp", "Imp", "Fairy", "Fairy", "Fairy"],
+    )
     env = aos_env.raw_env(num_players=3)
     env.load_state(state)
     assert env.agent_selection == "player_0"
@@ -153,9 +176,22 @@ def test_bad_constructor_arguments() -> None:
 
 
 def test_render_ansi_of_a_set_up_position() -> None:
-    state = position(2, [{"hand": ["Sphinx", "Imp"], "mana": ["Golem", "Golem"], "head": "Angel", "stones": ["Imp"],
-                          "spirits": ["Giant", "Pegasus"], "vp": 12, "faith": 4},
-                         {"hand": ["Fairy"], "head": "Imp", "vp": 3}], deck=["Unicorn", "Unicorn"])
+    state = position(
+        2,
+        [
+            {
+                "hand": ["Sphinx", "Imp"],
+                "mana": ["Golem", "Golem"],
+                "head": "Angel",
+                "stones": ["Imp"],
+                "spirits": ["Giant", "Pegasus"],
+                "vp": 12,
+                "faith": 4,
+            },
+            {"hand": ["Fairy"], "head": "Imp", "vp": 3},
+        ],
+        deck=["Unicorn", "Unicorn"],
+    )
     env = aos_env.raw_env(num_players=2, render_mode="ansi")
     env.load_state(state)
     text = env.render()
@@ -221,8 +257,9 @@ def test_state_is_the_global_state_with_hidden_information() -> None:
     raw = env.unwrapped
     np.testing.assert_array_equal(s, core.global_state(raw.engine_state)[0])
     for p in range(3):  # every seat's observation, by absolute seat, includes that player's own hand
-        np.testing.assert_array_equal(s[p * core.OBS_DIM : (p + 1) * core.OBS_DIM],
-                                      env.observe(f"player_{p}")["observation"])
+        np.testing.assert_array_equal(
+            s[p * core.OBS_DIM : (p + 1) * core.OBS_DIM], env.observe(f"player_{p}")["observation"]
+        )
     at = 4 * core.OBS_DIM
     np.testing.assert_array_equal(s[at : at + 3 * 30], raw.engine_state.stones[0].ravel())  # hidden stone faces
     assert not s[3 * core.OBS_DIM : 4 * core.OBS_DIM].any(), "the absent fourth seat is zero"
@@ -241,8 +278,14 @@ def _pettingzoo_stack(**kwargs):
 
 
 def _snapshot(e) -> tuple:
-    return (list(e.agents), e.agent_selection, dict(e.rewards), dict(e._cumulative_rewards), dict(e.terminations),
-            dict(e.truncations))
+    return (
+        list(e.agents),
+        e.agent_selection,
+        dict(e.rewards),
+        dict(e._cumulative_rewards),
+        dict(e.terminations),
+        dict(e.truncations),
+    )
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -315,12 +358,19 @@ def test_pickle_and_deepcopy_keep_the_game(make) -> None:
 
 
 def _frozen(raw) -> tuple:
-    return (raw.engine_state.records.tobytes(), raw.agent_selection, dict(raw.rewards), dict(raw.terminations),
-            dict(raw.truncations), dict(raw._cumulative_rewards))
+    return (
+        raw.engine_state.records.tobytes(),
+        raw.agent_selection,
+        dict(raw.rewards),
+        dict(raw.terminations),
+        dict(raw.truncations),
+        dict(raw._cumulative_rewards),
+    )
 
 
-@pytest.mark.parametrize("bad", [2.7, 0.0, "0", "5", True, False, None, np.array([1, 2]), np.float32(3), [4], 99, -1,
-                                 np.int64(99), 2**64])
+@pytest.mark.parametrize(
+    "bad", [2.7, 0.0, "0", "5", True, False, None, np.array([1, 2]), np.float32(3), [4], 99, -1, np.int64(99), 2**64]
+)
 def test_raw_env_step_rejects_non_actions_and_changes_nothing(bad) -> None:
     raw = aos_env.raw_env(num_players=2)
     raw.reset(seed=3)
@@ -345,11 +395,18 @@ def test_raw_env_reset_rejects_bad_seeds(seed) -> None:
     raw.reset(seed=np.uint64(5))  # a numpy integer in range is a seed
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"num_players": 1}, "num_players"), ({"num_players": 2.0}, "num_players"), ({"max_turns": 0}, "max_turns"),
-    ({"max_turns": 2.5}, "max_turns"), ({"render_mode": "video"}, "render_mode"),
-    ({"record_replay": "yes"}, "record_replay"), ({"backend": "jax"}, "backend"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"num_players": 1}, "num_players"),
+        ({"num_players": 2.0}, "num_players"),
+        ({"max_turns": 0}, "max_turns"),
+        ({"max_turns": 2.5}, "max_turns"),
+        ({"render_mode": "video"}, "render_mode"),
+        ({"record_replay": "yes"}, "record_replay"),
+        ({"backend": "jax"}, "backend"),
+    ],
+)
 def test_raw_env_constructor_checks_its_arguments(kwargs: dict, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         aos_env.raw_env(**kwargs)
@@ -361,8 +418,14 @@ def test_raw_env_agent_names_and_calls_before_reset() -> None:
         raw.state()
     raw.reset(seed=1)
     before = _frozen(raw)
-    for call in (lambda: raw.observe("player_9"), lambda: raw.observation_space("x"), lambda: raw.action_space(3),
-                 lambda: raw.describe(99), lambda: raw.describe("x"), lambda: raw.load_state("x")):
+    for call in (
+        lambda: raw.observe("player_9"),
+        lambda: raw.observation_space("x"),
+        lambda: raw.action_space(3),
+        lambda: raw.describe(99),
+        lambda: raw.describe("x"),
+        lambda: raw.load_state("x"),
+    ):
         with pytest.raises(ValueError):
             call()
     assert _frozen(raw) == before

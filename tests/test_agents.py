@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import aos_env
-from aos_env import core
-from aos_env.apps.play import main as play_main
 from agents import GreedyAgent, MonteCarloAgent, RandomAgent, act_on_env, act_on_state, make_agent
 from agents.evaluate import main as evaluate_main
-from aos_env.tools.determinise import determinise
 from agents.tournament import elo_ratings, lineups_for, play_games, summarise, wilson
+from aos_env import core
+from aos_env.apps.play import main as play_main
+from aos_env.tools.determinise import determinise
 
 
 def small_mc(seed: int = 0) -> MonteCarloAgent:
@@ -94,8 +94,15 @@ def test_determinise_keeps_what_the_viewer_knows() -> None:
     assert np.array_equal(world.stones.sum(2), state.stones.sum(2)), "stone counts kept"
     assert np.array_equal(world.deck.sum(1), state.deck.sum(1))
     assert np.array_equal(world.discard.sum(1), state.discard.sum(1))
-    per_kind = world.hand.sum(1) + world.spirits.sum(1) + world.mana.sum(1) + world.stones.sum(1) + world.deck \
-        + world.discard + world.offer
+    per_kind = (
+        world.hand.sum(1)
+        + world.spirits.sum(1)
+        + world.mana.sum(1)
+        + world.stones.sum(1)
+        + world.deck
+        + world.discard
+        + world.offer
+    )
     assert (per_kind == state.cards.copies).all(), "every card still accounted for"
     assert not np.array_equal(world.deck, state.deck) or not np.array_equal(world.hand, state.hand)
     del rng
@@ -155,8 +162,20 @@ def test_tournament_numbers_are_consistent() -> None:
 
 def test_evaluate_cli_writes_table_and_json(tmp_path, capsys) -> None:
     out = tmp_path / "t.json"
-    summary = evaluate_main(["--players", "3", "--games", "6", "--no-progress", "--json", str(out),
-                             "random", "greedy", "mc:rollouts=1,max_rollout_turns=1"])
+    summary = evaluate_main(
+        [
+            "--players",
+            "3",
+            "--games",
+            "6",
+            "--no-progress",
+            "--json",
+            str(out),
+            "random",
+            "greedy",
+            "mc:rollouts=1,max_rollout_turns=1",
+        ]
+    )
     text = capsys.readouterr().out
     assert "win rate" in text and "95% CI" in text and "Elo" in text
     saved = json.loads(out.read_text())

@@ -21,8 +21,8 @@ from agents import GreedyAgent, MonteCarloAgent, PolicyAgent, RandomAgent, make_
 from agents.model_file import MEMBER as MODEL_MEMBER
 from agents.registry import NAMES, OPTIONS
 from aos_env import core
-
 from aos_env.base import checks
+
 FAST = settings(max_examples=60, deadline=None)
 
 
@@ -77,8 +77,9 @@ def test_mc_rollout_policy(value) -> None:
 
 
 def test_mc_valid_controls() -> None:
-    mc = MonteCarloAgent(rollouts=np.int16(3), max_rollout_turns=np.uint8(2), rollout_policy=RandomAgent(),
-                         seed=np.int64(4))
+    mc = MonteCarloAgent(
+        rollouts=np.int16(3), max_rollout_turns=np.uint8(2), rollout_policy=RandomAgent(), seed=np.int64(4)
+    )
     assert (mc.rollouts, mc.max_rollout_turns, mc.seed) == (3, 2, 4) and type(mc.rollouts) is int
 
 
@@ -93,12 +94,18 @@ def test_greedy_cards(cards) -> None:
         GreedyAgent(cards=cards)
 
 
-@pytest.mark.parametrize("obs_shape,mask_shape,fragment", [
-    ((core.OBS_DIM,), (43,), "mask must be"), ((2, core.OBS_DIM), (2, 43), "mask must be"),
-    ((2, core.OBS_DIM), (44,), "one row per mask row"), ((3, core.OBS_DIM), (2, 44), "one row per mask row"),
-    ((2, 5), (2, 44), "obs must be numbers of shape"), ((2, 2, 44), (2, 2, 44), "mask must be"),
-    ((2, 0), (2, 44), "obs must be"),  # greedy reads the observation
-])
+@pytest.mark.parametrize(
+    "obs_shape,mask_shape,fragment",
+    [
+        ((core.OBS_DIM,), (43,), "mask must be"),
+        ((2, core.OBS_DIM), (2, 43), "mask must be"),
+        ((2, core.OBS_DIM), (44,), "one row per mask row"),
+        ((3, core.OBS_DIM), (2, 44), "one row per mask row"),
+        ((2, 5), (2, 44), "obs must be numbers of shape"),
+        ((2, 2, 44), (2, 2, 44), "mask must be"),
+        ((2, 0), (2, 44), "obs must be"),  # greedy reads the observation
+    ],
+)
 def test_act_checks_its_arrays(obs_shape, mask_shape, fragment) -> None:
     with pytest.raises(ValueError, match=re.escape(fragment)):
         GreedyAgent().act(np.zeros(obs_shape, np.float32), np.ones(mask_shape, bool))
@@ -142,33 +149,50 @@ def test_int_option_ranges(text) -> None:
 
 
 @FAST
-@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12)
-       .filter(lambda k: k not in OPTIONS["mc"]))
+@given(
+    st.text(alphabet="abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=12).filter(lambda k: k not in OPTIONS["mc"])
+)
 def test_unknown_options_list_the_allowed_ones(key) -> None:
     rejects(f"mc:{key}=1", f"unknown option {key!r}", "its options are rollouts, rollout_policy, max_rollout_turns")
     rejects(f"greedy:{key}=1", f"unknown option {key!r}", "it takes no options")
     rejects(f"random:{key}=1", f"unknown option {key!r}", "it takes no options")
 
 
-@pytest.mark.parametrize("spec,fragment", [
-    ("mc:rollouts", "options are key=value"), ("mc:=3", "options are key=value"),
-    ("mc:rollouts=3,rollouts=4", "given twice"), ("mc:rollout_policy=", "rollout_policy must not be empty"),
-    ("mc:rollout_policy=mc", "rollout_policy must be one of 'greedy', 'random', 'bot', got 'mc'"),
-    ("mc:max_rollout_turns=2.0", "max_rollout_turns must be an int or none"),
-    ("x.zip:deterministic=maybe", "deterministic must be true or false"),
-    ("x.zip:temperature=1", "unknown option 'temperature' for a model; its options are deterministic, device"),
-])
+@pytest.mark.parametrize(
+    "spec,fragment",
+    [
+        ("mc:rollouts", "options are key=value"),
+        ("mc:=3", "options are key=value"),
+        ("mc:rollouts=3,rollouts=4", "given twice"),
+        ("mc:rollout_policy=", "rollout_policy must not be empty"),
+        ("mc:rollout_policy=mc", "rollout_policy must be one of 'greedy', 'random', 'bot', got 'mc'"),
+        ("mc:max_rollout_turns=2.0", "max_rollout_turns must be an int or none"),
+        ("x.zip:deterministic=maybe", "deterministic must be true or false"),
+        ("x.zip:temperature=1", "unknown option 'temperature' for a model; its options are deterministic, device"),
+    ],
+)
 def test_malformed_options(spec, fragment) -> None:
     rejects(spec, fragment)
 
 
 @FAST
-@given(st.text(min_size=1, max_size=10).filter(
-    lambda t: t.strip().lower() not in NAMES and ":" not in t and "/" not in t and t.strip()
-    and not t.lower().endswith((".zip", ".npz"))))
+@given(
+    st.text(min_size=1, max_size=10).filter(
+        lambda t: (
+            t.strip().lower() not in NAMES
+            and ":" not in t
+            and "/" not in t
+            and t.strip()
+            and not t.lower().endswith((".zip", ".npz"))
+        )
+    )
+)
 def test_unknown_agent_names_list_the_known_ones(name) -> None:
-    rejects(name, "unknown agent", "use one of random, greedy, mc, bot, bot-v2, search, a path to a model .zip or to a bot "
-            "file .npz")
+    rejects(
+        name,
+        "unknown agent",
+        "use one of random, greedy, mc, bot, bot-v2, search, a path to a model .zip or to a bot file .npz",
+    )
 
 
 def test_a_typo_gets_a_suggestion() -> None:
@@ -203,11 +227,20 @@ def models(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("models")
     out = {}
     for name, (obs, actions) in {"obs10": (10, core.NUM_ACTIONS), "act7": (core.OBS_DIM, 7)}.items():
-        MaskablePPO("MlpPolicy", Dummy(obs, actions), n_steps=8, batch_size=8,
-                    policy_kwargs={"net_arch": [4]}).save(d / name)
+        MaskablePPO("MlpPolicy", Dummy(obs, actions), n_steps=8, batch_size=8, policy_kwargs={"net_arch": [4]}).save(
+            d / name
+        )
         out[name] = d / f"{name}.zip"
-        meta = {"format": "aos-model", "format_version": 1, "obs_version": core.OBS_VERSION, "obs_dim": obs,
-                "num_actions": actions, "num_players": 2, "net_arch": {"pi": [4], "vf": [4]}, "activation": "tanh"}
+        meta = {
+            "format": "aos-model",
+            "format_version": 1,
+            "obs_version": core.OBS_VERSION,
+            "obs_dim": obs,
+            "num_actions": actions,
+            "num_players": 2,
+            "net_arch": {"pi": [4], "vf": [4]},
+            "activation": "tanh",
+        }
         with zipfile.ZipFile(out[name], "a") as z:
             z.writestr(MODEL_MEMBER, json.dumps(meta))
     with zipfile.ZipFile(d / "other.zip", "w") as z:
@@ -230,13 +263,16 @@ def test_missing_model_is_reported_by_its_own_path(tmp_path: Path) -> None:
         PolicyAgent(path)
 
 
-@pytest.mark.parametrize("which,fragment", [
-    ("other", f"is a zip file but not a model saved by train.py: it has no {MODEL_MEMBER} inside"),
-    ("text", "is not a zip file"),
-    ("fake", f"has no {MODEL_MEMBER} inside: it was saved by plain stable-baselines3"),
-    ("obs10", f"was trained for observation size 10, this env has {core.OBS_DIM}"),
-    ("act7", "was trained for number of actions 7, this env has 44"),
-])
+@pytest.mark.parametrize(
+    "which,fragment",
+    [
+        ("other", f"is a zip file but not a model saved by train.py: it has no {MODEL_MEMBER} inside"),
+        ("text", "is not a zip file"),
+        ("fake", f"has no {MODEL_MEMBER} inside: it was saved by plain stable-baselines3"),
+        ("obs10", f"was trained for observation size 10, this env has {core.OBS_DIM}"),
+        ("act7", "was trained for number of actions 7, this env has 44"),
+    ],
+)
 def test_a_file_that_is_not_a_model_of_this_env(models, which, fragment) -> None:
     rejects(str(models[which]), str(models[which]), fragment)
 
@@ -258,25 +294,50 @@ def test_policy_agent_arguments(models) -> None:
 # ---- tournaments ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kwargs,name", [
-    ({"agents": []}, "agents"), ({"agents": "greedy"}, "agents"), ({"agents": [RandomAgent(), "greedy"]}, "agents[1]"),
-    ({"num_players": 5}, "num_players"), ({"num_players": 2.0}, "num_players"),
-    ({"games": 0}, "games"), ({"games": True}, "games"), ({"seed": -1}, "seed"), ({"seed": 2**63 - 2}, "seed"),
-    ({"seed": 1.5}, "seed"), ({"batch_size": 0}, "batch_size"), ({"batch_size": -1}, "batch_size"),
-    ({"batch_size": 2 * 10**6, "games": 2 * 10**6}, "batch_size"), ({"games": 10**12}, "games"),
-    ({"max_turns": 0}, "max_turns"),
-    ({"names": ["a"]}, "names"), ({"names": ["a", "a"]}, "names"), ({"names": "ab"}, "names"),
-])
+@pytest.mark.parametrize(
+    "kwargs,name",
+    [
+        ({"agents": []}, "agents"),
+        ({"agents": "greedy"}, "agents"),
+        ({"agents": [RandomAgent(), "greedy"]}, "agents[1]"),
+        ({"num_players": 5}, "num_players"),
+        ({"num_players": 2.0}, "num_players"),
+        ({"games": 0}, "games"),
+        ({"games": True}, "games"),
+        ({"seed": -1}, "seed"),
+        ({"seed": 2**63 - 2}, "seed"),
+        ({"seed": 1.5}, "seed"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"batch_size": -1}, "batch_size"),
+        ({"batch_size": 2 * 10**6, "games": 2 * 10**6}, "batch_size"),
+        ({"games": 10**12}, "games"),
+        ({"max_turns": 0}, "max_turns"),
+        ({"names": ["a"]}, "names"),
+        ({"names": ["a", "a"]}, "names"),
+        ({"names": "ab"}, "names"),
+    ],
+)
 def test_play_games_arguments(monkeypatch, kwargs, name) -> None:
     from agents.tournament import play_games
 
     monkeypatch.setattr(checks, "total_memory", lambda: 8 * 10**9)  # the memory cases do not depend on this machine
 
-    args = dict(agents=[RandomAgent(seed=1), RandomAgent(seed=2)], num_players=2, games=4, seed=0, batch_size=2,
-                names=None)
+    args = dict(
+        agents=[RandomAgent(seed=1), RandomAgent(seed=2)], num_players=2, games=4, seed=0, batch_size=2, names=None
+    )
     args.update(kwargs)
     with pytest.raises(ValueError, match=rf"^{re.escape(name)}(=\d+)? (must|would)"):
         play_games(**args)
-    assert play_games(**dict(args, **{k: v for k, v in dict(num_players=np.int8(2), games=np.int64(2),
-                                                             batch_size=np.uint8(2)).items()},
-                             agents=[RandomAgent(), RandomAgent()], seed=0, names=None, max_turns=200)).seeds.size == 2
+    assert (
+        play_games(
+            **dict(
+                args,
+                **{k: v for k, v in dict(num_players=np.int8(2), games=np.int64(2), batch_size=np.uint8(2)).items()},
+                agents=[RandomAgent(), RandomAgent()],
+                seed=0,
+                names=None,
+                max_turns=200,
+            )
+        ).seeds.size
+        == 2
+    )

@@ -16,12 +16,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aos_env import core
-
 from aos_env.base import checks
 from aos_env.base.checks import (
-    MAX_SEED, ArgumentError, check_batch_memory, check_bool, check_choice, check_file, check_float, check_int,
-    check_optional_int, check_output_file, check_output_folder, check_seeds, check_sequence, float_arg, int_arg,
-    int_list_arg, name_list_arg, seed_arg,
+    MAX_SEED,
+    ArgumentError,
+    check_batch_memory,
+    check_bool,
+    check_choice,
+    check_file,
+    check_float,
+    check_int,
+    check_optional_int,
+    check_output_file,
+    check_output_folder,
+    check_seeds,
+    check_sequence,
+    float_arg,
+    int_arg,
+    int_list_arg,
+    name_list_arg,
+    seed_arg,
 )
 
 FAST = settings(max_examples=150, deadline=None)
@@ -153,17 +167,23 @@ def test_uint64_max_is_not_minus_one() -> None:
 
 
 @FAST
-@given(st.one_of(
-    not_numbers.filter(lambda v: not (isinstance(v, (list, tuple)) and len(v) == 3)
-                       and not (isinstance(v, np.ndarray) and v.shape == (3,))),
-    floats_as_ints,
-    st.lists(st.integers(0, 9), min_size=0, max_size=6).filter(lambda v: len(v) != 3),
-    st.lists(st.floats(0, 9), min_size=3, max_size=3),
-    st.just(np.zeros((3, 1), dtype=np.int64)),
-    st.just(np.array([True, False, True])),
-    st.just([1, 2, 2**64]),  # an object array
-    st.just([1, -1, 2]),
-))
+@given(
+    st.one_of(
+        not_numbers.filter(
+            lambda v: (
+                not (isinstance(v, (list, tuple)) and len(v) == 3)
+                and not (isinstance(v, np.ndarray) and v.shape == (3,))
+            )
+        ),
+        floats_as_ints,
+        st.lists(st.integers(0, 9), min_size=0, max_size=6).filter(lambda v: len(v) != 3),
+        st.lists(st.floats(0, 9), min_size=3, max_size=3),
+        st.just(np.zeros((3, 1), dtype=np.int64)),
+        st.just(np.array([True, False, True])),
+        st.just([1, 2, 2**64]),  # an object array
+        st.just([1, -1, 2]),
+    )
+)
 def test_check_seeds_rejects_bad_shapes_and_dtypes(value) -> None:
     with pytest.raises(ArgumentError, match=r"^seed must "):
         check_seeds("seed", value, 3)
@@ -194,11 +214,18 @@ def test_core_init_refuses_a_batch_beyond_memory_before_allocating() -> None:
         core.init(num_envs=10**9)
 
 
-@pytest.mark.parametrize("name,kwargs", [
-    ("num_envs", {"num_envs": 2.0}), ("num_envs", {"num_envs": True}), ("num_envs", {"num_envs": 0}),
-    ("num_players", {"num_players": np.float64(2)}), ("num_players", {"num_players": 5}),
-    ("max_turns", {"max_turns": "200"}), ("max_turns", {"max_turns": 0}),
-])
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        ("num_envs", {"num_envs": 2.0}),
+        ("num_envs", {"num_envs": True}),
+        ("num_envs", {"num_envs": 0}),
+        ("num_players", {"num_players": np.float64(2)}),
+        ("num_players", {"num_players": 5}),
+        ("max_turns", {"max_turns": "200"}),
+        ("max_turns", {"max_turns": 0}),
+    ],
+)
 def test_core_init_scalar_arguments(name, kwargs) -> None:
     with pytest.raises(ValueError, match=rf"^{name} must be an int"):
         core.init(**kwargs)
@@ -245,8 +272,13 @@ ascii_int = st.from_regex(r"\A[+-]?[0-9]{1,6}\Z")
 def test_int_arg(text) -> None:
     parse = int_arg(1, 1000)
     stripped = text.strip()
-    ok = stripped.isascii() and stripped.lstrip("+-").isdigit() and stripped.count("-") + stripped.count("+") <= 1 \
-        and stripped[:1] in "+-0123456789" and 1 <= int(stripped) <= 1000
+    ok = (
+        stripped.isascii()
+        and stripped.lstrip("+-").isdigit()
+        and stripped.count("-") + stripped.count("+") <= 1
+        and stripped[:1] in "+-0123456789"
+        and 1 <= int(stripped) <= 1000
+    )
     if ok:
         assert parse(text) == int(stripped)
     else:

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from agents import evaluate
-from aos_env.base import checks
 from aos_env.apps import play
+from aos_env.base import checks
 from aos_env.base.checks import MAX_SEED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,29 +44,56 @@ def usage_error(capsys, run, option: str) -> str:
 # ---- train.py --------------------------------------------------------------------------------
 
 TRAIN_CASES = [
-    (["--num-envs", "0"], "--num-envs"), (["--num-envs", "abc"], "--num-envs"), (["--num-envs", "2.5"], "--num-envs"),
-    (["--num-envs", "1000000000"], "--num-envs"), (["--num-envs", "１"], "--num-envs"),
-    (["--opponents", "bogus@1"], "unknown agent 'bogus'"), (["--opponents", "greedy@x"], "--opponents"),
-    (["--opponents", "greedy@-1"], "--opponents"), (["--opponents", "greedy@0"], "at least one weight must be > 0"),
-    (["--opponents", "greedy@nan"], "--opponents"), (["--opponents", "mc:rollouts=2.5@1"], "rollouts must be an int"),
-    (["--opponents", "@1"], "--opponents"), (["--opponents", "self@1", "self@1"], "'self' is given twice"),
+    (["--num-envs", "0"], "--num-envs"),
+    (["--num-envs", "abc"], "--num-envs"),
+    (["--num-envs", "2.5"], "--num-envs"),
+    (["--num-envs", "1000000000"], "--num-envs"),
+    (["--num-envs", "１"], "--num-envs"),
+    (["--opponents", "bogus@1"], "unknown agent 'bogus'"),
+    (["--opponents", "greedy@x"], "--opponents"),
+    (["--opponents", "greedy@-1"], "--opponents"),
+    (["--opponents", "greedy@0"], "at least one weight must be > 0"),
+    (["--opponents", "greedy@nan"], "--opponents"),
+    (["--opponents", "mc:rollouts=2.5@1"], "rollouts must be an int"),
+    (["--opponents", "@1"], "--opponents"),
+    (["--opponents", "self@1", "self@1"], "'self' is given twice"),
     (["--opponents", "greedy@1", "greedy@2"], "'greedy' is given twice"),
-    (["--net-arch", "abc"], "--net-arch"), (["--net-arch", ""], "--net-arch"), (["--net-arch", "64,0"], "--net-arch"),
-    (["--max-turns", "0"], "--max-turns"), (["--n-steps", "0"], "--n-steps"), (["--threads", "0"], "--threads"),
-    (["--eval-baselines", "bogus"], "--eval-baselines"), (["--eval-baselines", ""], "--eval-baselines"),
-    (["--eval-baselines", "random,random"], "--eval-baselines"), (["--timesteps", "-1"], "--timesteps"),
-    (["--timesteps", "0"], "--timesteps"), (["--resume"], "--resume: no model to resume"),
-    (["--players", "5"], "--players"), (["--players", "²"], "--players"), (["--seed", "-1"], "--seed"),
-    (["--seed", "4294967296"], "--seed"), (["--learning-rate", "0"], "--learning-rate"),
-    (["--learning-rate", "inf"], "--learning-rate"), (["--gamma", "1.5"], "--gamma"),
-    (["--gae-lambda", "-0.1"], "--gae-lambda"), (["--clip-range", "0"], "--clip-range"),
-    (["--ent-coef", "-1"], "--ent-coef"), (["--vf-coef", "nan"], "--vf-coef"),
-    (["--max-grad-norm", "0"], "--max-grad-norm"), (["--batch-size", "1"], "--batch-size"),
-    (["--n-epochs", "0"], "--n-epochs"), (["--eval-every", "0"], "--eval-every"),
-    (["--eval-games", "0"], "--eval-games"), (["--final-eval-games", "-5"], "--final-eval-games"),
-    (["--snapshot-every", "0"], "--snapshot-every"), (["--max-snapshots", "0"], "--max-snapshots"),
-    (["--shaping", "-0.1"], "--shaping"), (["--device", "bogus"], "--device"), (["--name", ""], "--name"),
-    (["--name", "../x"], "--name"), (["--num-envs", "1", "--n-steps", "1"], "needs at least 2 steps"),
+    (["--net-arch", "abc"], "--net-arch"),
+    (["--net-arch", ""], "--net-arch"),
+    (["--net-arch", "64,0"], "--net-arch"),
+    (["--max-turns", "0"], "--max-turns"),
+    (["--n-steps", "0"], "--n-steps"),
+    (["--threads", "0"], "--threads"),
+    (["--eval-baselines", "bogus"], "--eval-baselines"),
+    (["--eval-baselines", ""], "--eval-baselines"),
+    (["--eval-baselines", "random,random"], "--eval-baselines"),
+    (["--timesteps", "-1"], "--timesteps"),
+    (["--timesteps", "0"], "--timesteps"),
+    (["--resume"], "--resume: no model to resume"),
+    (["--players", "5"], "--players"),
+    (["--players", "²"], "--players"),
+    (["--seed", "-1"], "--seed"),
+    (["--seed", "4294967296"], "--seed"),
+    (["--learning-rate", "0"], "--learning-rate"),
+    (["--learning-rate", "inf"], "--learning-rate"),
+    (["--gamma", "1.5"], "--gamma"),
+    (["--gae-lambda", "-0.1"], "--gae-lambda"),
+    (["--clip-range", "0"], "--clip-range"),
+    (["--ent-coef", "-1"], "--ent-coef"),
+    (["--vf-coef", "nan"], "--vf-coef"),
+    (["--max-grad-norm", "0"], "--max-grad-norm"),
+    (["--batch-size", "1"], "--batch-size"),
+    (["--n-epochs", "0"], "--n-epochs"),
+    (["--eval-every", "0"], "--eval-every"),
+    (["--eval-games", "0"], "--eval-games"),
+    (["--final-eval-games", "-5"], "--final-eval-games"),
+    (["--snapshot-every", "0"], "--snapshot-every"),
+    (["--max-snapshots", "0"], "--max-snapshots"),
+    (["--shaping", "-0.1"], "--shaping"),
+    (["--device", "bogus"], "--device"),
+    (["--name", ""], "--name"),
+    (["--name", "../x"], "--name"),
+    (["--num-envs", "1", "--n-steps", "1"], "needs at least 2 steps"),
     (["--bogus-option"], "unrecognized arguments"),
 ]
 
@@ -84,14 +111,22 @@ def test_train_out_and_broken_resume(capsys, tmp_path: Path) -> None:
     a_file = tmp_path / "file"
     a_file.write_text("x")
     usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(a_file)])), "--out")
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path), "--name", "file"])),
-                "--name")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path), "--name", "file"])),
+        "--name",
+    )
     run = tmp_path / "runs" / "broken"
     run.mkdir(parents=True)
     with zipfile.ZipFile(run / "model.zip", "w") as z:
         z.writestr("readme.txt", "not a model")
-    err = usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-        ["--out", str(tmp_path / "runs"), "--name", "broken", "--resume"])), "--resume")
+    err = usage_error(
+        capsys,
+        lambda: train.check_args(
+            parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--name", "broken", "--resume"])
+        ),
+        "--resume",
+    )
     assert "not a saved MaskablePPO model" in err
     assert sorted(p.name for p in run.iterdir()) == ["model.zip"]
 
@@ -108,15 +143,19 @@ def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
 # ---- agents.evaluate -----------------------------------------------------------------------------
 
 EVALUATE_CASES = [
-    (["random"], "give at least two agents"), (["random", "bogus"], "unknown agent 'bogus'"),
+    (["random"], "give at least two agents"),
+    (["random", "bogus"], "unknown agent 'bogus'"),
     (["random", "mc:rollouts=2.5"], "rollouts must be an int"),
     (["random", "missing.zip"], "no such file: 'missing.zip'"),
-    (["random", "greedy", "--batch", "0"], "--batch"), (["random", "greedy", "--batch", "-1"], "--batch"),
+    (["random", "greedy", "--batch", "0"], "--batch"),
+    (["random", "greedy", "--batch", "-1"], "--batch"),
     (["random", "greedy", "--batch", "2000000", "--games", "2000000"], "--batch=2000000 would need"),
     (["random", "greedy", "--games", "100000000"], "--games=100000000 would need"),
     (["random", "greedy", "--games", "1" + "0" * 30], "--games: must be an int 1..1000000000"),
-    (["random", "greedy", "--max-turns", "0"], "--max-turns"), (["random", "greedy", "--games", "0"], "--games"),
-    (["random", "greedy", "--players", "5"], "--players"), (["random", "greedy", "--seed", "-1"], "--seed"),
+    (["random", "greedy", "--max-turns", "0"], "--max-turns"),
+    (["random", "greedy", "--games", "0"], "--games"),
+    (["random", "greedy", "--players", "5"], "--players"),
+    (["random", "greedy", "--seed", "-1"], "--seed"),
     (["random", "greedy", "--seed", str(MAX_SEED)], "--seed: must be at most"),
     (["random", "greedy", "--games", "2.5"], "--games"),
 ]
@@ -143,9 +182,13 @@ def test_evaluate_json_must_be_writable(capsys, tmp_path: Path) -> None:
 PLAY_CASES = [
     (["--opponents", "bogus"], "unknown agent 'bogus'"),
     (["--opponents", "mc:rollouts=0"], "rollouts must be an int >= 1"),
-    (["--opponents", ","], "--opponents"), (["--max-turns", "0"], "--max-turns"),
-    (["--seat", "2"], "--seat: must be an int 0..1 with --players 2"), (["--seat", "-1"], "--seat"),
-    (["--players", "1"], "--players"), (["--seed", "-3"], "--seed"), (["--seed", "x"], "--seed"),
+    (["--opponents", ","], "--opponents"),
+    (["--max-turns", "0"], "--max-turns"),
+    (["--seat", "2"], "--seat: must be an int 0..1 with --players 2"),
+    (["--seat", "-1"], "--seat"),
+    (["--players", "1"], "--players"),
+    (["--seed", "-3"], "--seed"),
+    (["--seed", "x"], "--seed"),
     (["--seed", str(MAX_SEED)], "--seed: must be at most"),
 ]
 
@@ -168,19 +211,29 @@ def test_play_accepts_only_ascii_digits() -> None:
 # ---- real command lines -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command,option", [
-    (["train.py", "--num-envs", "0"], "--num-envs"),
-    (["train.py", "--timesteps", "0"], "--timesteps"),
-    (["train.py", "--resume", "--name", "nothing"], "--resume"),
-    (["-m", "agents.evaluate", "random", "bogus"], "unknown agent"),
-    (["-m", "aos_env.apps.play", "--opponents", "bogus"], "unknown agent"),
-])
+@pytest.mark.parametrize(
+    "command,option",
+    [
+        (["train.py", "--num-envs", "0"], "--num-envs"),
+        (["train.py", "--timesteps", "0"], "--timesteps"),
+        (["train.py", "--resume", "--name", "nothing"], "--resume"),
+        (["-m", "agents.evaluate", "random", "bogus"], "unknown agent"),
+        (["-m", "aos_env.apps.play", "--opponents", "bogus"], "unknown agent"),
+    ],
+)
 def test_commands_exit_with_a_usage_error(tmp_path: Path, command, option) -> None:
     if command[0] == "train.py":
         command = [str(ROOT / "train.py"), "--out", str(tmp_path / "runs")] + command[1:]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    res = subprocess.run([sys.executable] + command, cwd=tmp_path, capture_output=True, text=True, env=env,
-                         stdin=subprocess.DEVNULL, timeout=120)
+    res = subprocess.run(
+        [sys.executable] + command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
     assert res.returncode == 2, res.stderr
     assert "usage:" in res.stderr and option in res.stderr and "Traceback" not in res.stderr, res.stderr
     assert list(tmp_path.iterdir()) == []  # no run folder, no tournament.json
@@ -197,12 +250,21 @@ def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
     (run / "summary.json").write_text("{bad")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     before = sorted(tmp_path.rglob("*"))
-    for args, message in ((["missing.zip", "o.npz"], "no such file: 'missing.zip'"),
-                          (["notmodel.zip", "o.npz"], "'notmodel.zip' is not a model saved by train.py"),
-                          (["run/model.zip", "o.npz"], "summary.json: the run's summary is not JSON"),
-                          (["notmodel.zip", "o.bin"], "out must be a path ending in .npz")):
-        res = subprocess.run([sys.executable, "-m", "agents.export", *args, "--players", "2"], cwd=tmp_path,
-                             capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL, timeout=120)
+    for args, message in (
+        (["missing.zip", "o.npz"], "no such file: 'missing.zip'"),
+        (["notmodel.zip", "o.npz"], "'notmodel.zip' is not a model saved by train.py"),
+        (["run/model.zip", "o.npz"], "summary.json: the run's summary is not JSON"),
+        (["notmodel.zip", "o.bin"], "out must be a path ending in .npz"),
+    ):
+        res = subprocess.run(
+            [sys.executable, "-m", "agents.export", *args, "--players", "2"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            timeout=120,
+        )
         assert res.returncode == 2 and "usage:" in res.stderr and message in res.stderr, res.stderr
         assert "Traceback" not in res.stderr, res.stderr
     assert sorted(tmp_path.rglob("*")) == before

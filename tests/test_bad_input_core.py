@@ -19,28 +19,36 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bad_values import floats_as_ints, not_ints, numpy_ints
+from bad_input import (  # noqa: E402  (the shared state and check)
+    CASES,
+    FAST,
+    HUGE_U64,
+    NOT_STATES,
+    VALID_GAMES,
+    B,
+    P,
+    _valid_player,
+    bad_games,
+    bad_players,
+    legal,
+    played,
+    refused,
+    same_games,
+)
+from bad_values import not_ints, numpy_ints
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aos_env
 from aos_env import core
 from aos_env.base import checks
-from aos_env.envs.aec import ClassicWrapper
-from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
 from aos_env.base.checks import ArgumentError
 from aos_env.core import api
+from aos_env.core.cards import DEFAULT, DEFAULT_CARD_FILE, CardDataError
 from aos_env.core.phases import Phase
-from aos_env.tools.determinise import determinise, fresh_streams
 from aos_env.tools.positions import position
 
-from bad_input import (  # noqa: E402  (the shared state and check)
-    NOT_STATES, _valid_player, bad_players, FAST, B, P, HUGE_U64, CASES, VALID_GAMES, bad_games, legal, played, refused, same_games,
-)
-
-
 # ---- state arguments -------------------------------------------------------------------------------
-
 
 
 def _entry_points(state):
@@ -85,8 +93,12 @@ def test_init_num_players(value) -> None:
 
 
 @FAST
-@given(not_ints | st.integers(max_value=0) | st.integers(min_value=api.MAX_MAX_TURNS + 1)
-       | st.sampled_from([2**31, 2**63, HUGE_U64, np.int64(2**62)]))
+@given(
+    not_ints
+    | st.integers(max_value=0)
+    | st.integers(min_value=api.MAX_MAX_TURNS + 1)
+    | st.sampled_from([2**31, 2**63, HUGE_U64, np.int64(2**62)])
+)
 def test_init_max_turns(value) -> None:
     """The turn counters are int32: a limit beyond them (or 2**63, which the compiled engine cannot even
     take) is refused, not an OverflowError and not a game that can never be truncated."""
@@ -102,20 +114,53 @@ def _int_seed_array(value, count: int) -> bool:
 
 
 @FAST
-@given(st.one_of(
-    not_ints.filter(lambda v: not _int_seed_array(v, 2)),
-    st.integers(max_value=-1), st.integers(min_value=2**63 - 1),  # 2 games: s and s+1 must both be seeds
-    st.sampled_from([HUGE_U64, np.array([0, 2**64 - 1], np.uint64), np.array([0.0, 1.0]), np.array([np.nan, 0]),
-                     np.zeros(2, bool), np.array([0, 1], object), np.array(["0", "1"]), np.zeros((2, 1), int),
-                     np.zeros(3, int), np.array([], int), [[0], [1, 2]], [-1, 0], [0, 2**63]]),
-))
+@given(
+    st.one_of(
+        not_ints.filter(lambda v: not _int_seed_array(v, 2)),
+        st.integers(max_value=-1),
+        st.integers(min_value=2**63 - 1),  # 2 games: s and s+1 must both be seeds
+        st.sampled_from(
+            [
+                HUGE_U64,
+                np.array([0, 2**64 - 1], np.uint64),
+                np.array([0.0, 1.0]),
+                np.array([np.nan, 0]),
+                np.zeros(2, bool),
+                np.array([0, 1], object),
+                np.array(["0", "1"]),
+                np.zeros((2, 1), int),
+                np.zeros(3, int),
+                np.array([], int),
+                [[0], [1, 2]],
+                [-1, 0],
+                [0, 2**63],
+            ]
+        ),
+    )
+)
 def test_init_seed(value) -> None:
     init_rejects(r"^seed must ", seed=value)
 
 
-@pytest.mark.parametrize("value", ["jax", "", "NUMBA", " numpy", 3, True, 0.0, ["numba"], ("numpy",),
-                                   np.array(["numba"]), np.array(["numba", "numpy"]), {"numba"}, b"numba"],
-                         ids=repr)
+@pytest.mark.parametrize(
+    "value",
+    [
+        "jax",
+        "",
+        "NUMBA",
+        " numpy",
+        3,
+        True,
+        0.0,
+        ["numba"],
+        ("numpy",),
+        np.array(["numba"]),
+        np.array(["numba", "numpy"]),
+        {"numba"},
+        b"numba",
+    ],
+    ids=repr,
+)
 def test_init_backend(value) -> None:
     init_rejects(r"^backend must be one of None, 'numba', 'numpy', got ", backend=value)
 
@@ -146,8 +191,14 @@ def test_init_with_a_bad_aos_backend_variable(monkeypatch, value) -> None:
 
 
 def test_init_valid_controls() -> None:
-    s = core.init(np.int8(3), np.uint8(4), seed=np.arange(10, dtype=np.uint16)[::3][:3], max_turns=np.int64(9),
-                  card_file=str(DEFAULT_CARD_FILE), backend=np.str_(core.default_backend()))
+    s = core.init(
+        np.int8(3),
+        np.uint8(4),
+        seed=np.arange(10, dtype=np.uint16)[::3][:3],
+        max_turns=np.int64(9),
+        card_file=str(DEFAULT_CARD_FILE),
+        backend=np.str_(core.default_backend()),
+    )
     assert (s.batch_size, s.num_players, s.max_turns) == (3, 4, 9) and type(s.max_turns) is int
     assert same_games(s, core.init(3, 4, seed=[0, 3, 6], max_turns=9))
     assert core.init(1, max_turns=api.MAX_MAX_TURNS).max_turns == api.MAX_MAX_TURNS
@@ -156,8 +207,11 @@ def test_init_valid_controls() -> None:
 def test_init_refuses_a_huge_batch_before_allocating() -> None:
     tracemalloc.start()
     try:
-        msg = init_rejects(r"^num_envs=1000000000 would need about [0-9.]+ TB of memory \([0-9.]+ kB per game\); "
-                           r"this machine has .* use num_envs <= [0-9,]+$", num_envs=10**9)
+        msg = init_rejects(
+            r"^num_envs=1000000000 would need about [0-9.]+ TB of memory \([0-9.]+ kB per game\); "
+            r"this machine has .* use num_envs <= [0-9,]+$",
+            num_envs=10**9,
+        )
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -222,21 +276,27 @@ def test_games_none_where_games_must_be_given(name) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES_TAKERS)
-@pytest.mark.parametrize("games,shown", [
-    (HUGE_U64, "must be game indices 0..3, got 18446744073709551615"),
-    ([2**63], "must be game indices 0..3, got 9223372036854775808"),
-    (np.array([1, 2**64 - 1], np.uint64), "must be game indices 0..3, got 18446744073709551615"),
-    ([[0], [1, 2]], "must be a 1-d array of game indices 0..3, got [[0], [1, 2]]"),
-    ([0, 0], "must not repeat a game, got [0, 0]"),
-], ids=repr)
+@pytest.mark.parametrize(
+    "games,shown",
+    [
+        (HUGE_U64, "must be game indices 0..3, got 18446744073709551615"),
+        ([2**63], "must be game indices 0..3, got 9223372036854775808"),
+        (np.array([1, 2**64 - 1], np.uint64), "must be game indices 0..3, got 18446744073709551615"),
+        ([[0], [1, 2]], "must be a 1-d array of game indices 0..3, got [[0], [1, 2]]"),
+        ([0, 0], "must not repeat a game, got [0, 0]"),
+    ],
+    ids=repr,
+)
 def test_games_messages(name, games, shown) -> None:
     state = played()
     msg = refused(state, _games_calls(state, games)[name], r"^games must ")
     assert msg == "games " + shown
 
 
-@pytest.mark.parametrize("size,games", [(1000, [999, 3, 999]), (1000, [5, 5]), (3000, np.r_[np.arange(2000), 7]),
-                                        (1000, np.r_[np.arange(1000), 0])])
+@pytest.mark.parametrize(
+    "size,games",
+    [(1000, [999, 3, 999]), (1000, [5, 5]), (3000, np.r_[np.arange(2000), 7]), (1000, np.r_[np.arange(1000), 0])],
+)
 def test_repeated_games_in_large_batches(size, games) -> None:
     state = core.init(size, 2, seed=0)
     before = state.records.tobytes()
@@ -264,16 +324,36 @@ def test_valid_games(games) -> None:
 
 def _bad_action_arrays() -> st.SearchStrategy:
     wrong_shape = st.one_of(
-        st.lists(st.integers(0, 43), max_size=B - 1), st.lists(st.integers(0, 43), min_size=B + 1, max_size=B + 3),
-        st.integers(0, 43), numpy_ints(0, 43), st.none(), st.text(max_size=2), st.just([[0], [1, 2], [3], [4]]),
-        st.just(np.zeros((B, 1), np.int64)), st.just(np.zeros((1, B), np.int64)), st.just(np.zeros((2, 2), np.int64)),
-        st.just(np.zeros(0, np.int64)), st.just({0: 1}), st.just(object()),
+        st.lists(st.integers(0, 43), max_size=B - 1),
+        st.lists(st.integers(0, 43), min_size=B + 1, max_size=B + 3),
+        st.integers(0, 43),
+        numpy_ints(0, 43),
+        st.none(),
+        st.text(max_size=2),
+        st.just([[0], [1, 2], [3], [4]]),
+        st.just(np.zeros((B, 1), np.int64)),
+        st.just(np.zeros((1, B), np.int64)),
+        st.just(np.zeros((2, 2), np.int64)),
+        st.just(np.zeros(0, np.int64)),
+        st.just({0: 1}),
+        st.just(object()),
     )
     wrong_dtype = st.one_of(
-        st.lists(st.floats(), min_size=B, max_size=B), st.lists(st.booleans(), min_size=B, max_size=B),
+        st.lists(st.floats(), min_size=B, max_size=B),
+        st.lists(st.booleans(), min_size=B, max_size=B),
         st.lists(st.text(max_size=1), min_size=B, max_size=B),
-        st.sampled_from([np.zeros(B), np.full(B, np.nan), np.zeros(B, bool), np.zeros(B, object), np.array(["1"] * B),
-                         np.zeros(B, np.complex64), np.zeros(B, np.float16), [0, 1.0, 2, 3]]),
+        st.sampled_from(
+            [
+                np.zeros(B),
+                np.full(B, np.nan),
+                np.zeros(B, bool),
+                np.zeros(B, object),
+                np.array(["1"] * B),
+                np.zeros(B, np.complex64),
+                np.zeros(B, np.float16),
+                [0, 1.0, 2, 3],
+            ]
+        ),
     )
     return st.tuples(st.just("shape"), wrong_shape) | st.tuples(st.just("dtype"), wrong_dtype)
 
@@ -284,16 +364,22 @@ def test_step_actions_of_the_wrong_shape_or_dtype(case) -> None:
     kind, actions = case
     state = played()
     if kind == "shape":
-        refused(state, lambda: core.step(state, actions), r"^actions must (have shape|be an integer array of shape) "
-                                                          r"\(4,\)")
+        refused(
+            state,
+            lambda: core.step(state, actions),
+            r"^actions must (have shape|be an integer array of shape) "
+            r"\(4,\)",
+        )
     else:
         refused(state, lambda: core.step(state, actions), r"^actions must be (integers|an integer array)")
 
 
 @FAST
-@given(st.integers(0, B - 2), st.sampled_from([-1, -(2**40), 44, 99, 2**40, 2**63 - 1, 2**63, 2**64 - 1, 2**70,
-                                              -(2**70)]),
-       st.sampled_from([None, "int64", "uint64", "list"]))
+@given(
+    st.integers(0, B - 2),
+    st.sampled_from([-1, -(2**40), 44, 99, 2**40, 2**63 - 1, 2**63, 2**64 - 1, 2**70, -(2**70)]),
+    st.sampled_from([None, "int64", "uint64", "list"]),
+)
 def test_step_action_ids_out_of_range_are_named_as_given(game, value, form) -> None:
     state = played()
     actions = legal(state).tolist()
@@ -306,8 +392,13 @@ def test_step_action_ids_out_of_range_are_named_as_given(game, value, form) -> N
         if not -(2**63) <= value < 2**63:
             return
         actions = np.array(actions, dtype=np.int64)
-    msg = refused(state, lambda: core.step(state, actions), rf"^illegal action: game {game}: action {value} "
-                                                           r"\(not an action id\) is not legal for player", ValueError)
+    msg = refused(
+        state,
+        lambda: core.step(state, actions),
+        rf"^illegal action: game {game}: action {value} "
+        r"\(not an action id\) is not legal for player",
+        ValueError,
+    )
     assert "legal actions:" in msg
 
 
@@ -315,11 +406,13 @@ def test_step_uint64_max_names_that_value_not_minus_one() -> None:
     state = played()
     actions = legal(state).astype(np.uint64)
     actions[1] = HUGE_U64
-    msg = refused(state, lambda: core.step(state, actions), r"^illegal action: game 1: action 18446744073709551615 ",
-                  ValueError)
+    msg = refused(
+        state, lambda: core.step(state, actions), r"^illegal action: game 1: action 18446744073709551615 ", ValueError
+    )
     assert "action -1" not in msg
-    refused(state, lambda: core.step(state, actions[[1]], games=np.uint8([1])), r"action 18446744073709551615 ",
-            ValueError)
+    refused(
+        state, lambda: core.step(state, actions[[1]], games=np.uint8([1])), r"action 18446744073709551615 ", ValueError
+    )
 
 
 @FAST
@@ -328,8 +421,9 @@ def test_step_illegal_actions(game, data) -> None:
     state = played()
     actions = legal(state)
     actions[game] = data.draw(st.sampled_from(np.flatnonzero(~state.legal_action_mask[game]).tolist()))
-    refused(state, lambda: core.step(state, actions), rf"^illegal action: game {game}: action {actions[game]} ",
-            ValueError)
+    refused(
+        state, lambda: core.step(state, actions), rf"^illegal action: game {game}: action {actions[game]} ", ValueError
+    )
 
 
 def test_step_valid_controls() -> None:
@@ -366,8 +460,14 @@ def test_score_lead_player(player) -> None:
 def test_observe_player_valid_controls() -> None:
     state = played()
     want = core.observe(state, 2)
-    for player in (np.int8(2), np.uint64(2), np.array(2, np.uint8), np.full(B, 2, np.uint16),
-                   np.full(2 * B, 2)[::2], [2] * B):
+    for player in (
+        np.int8(2),
+        np.uint64(2),
+        np.array(2, np.uint8),
+        np.full(B, 2, np.uint16),
+        np.full(2 * B, 2)[::2],
+        [2] * B,
+    ):
         np.testing.assert_array_equal(core.observe(state, player), want)
     np.testing.assert_array_equal(core.observe(state, np.uint8(1), games=np.int64(0)), core.observe(state, 1)[:1])
 
@@ -376,10 +476,14 @@ def test_observe_player_valid_controls() -> None:
 
 
 @FAST
-@given(st.one_of(
-    not_ints.filter(lambda v: not _int_seed_array(v, 2)), st.integers(max_value=-1), st.integers(min_value=2**63 - 1),
-    st.sampled_from([HUGE_U64, np.array([0, 2**64 - 1], np.uint64), np.zeros(2), np.zeros(3, int), [[1], [2, 3]]]),
-))
+@given(
+    st.one_of(
+        not_ints.filter(lambda v: not _int_seed_array(v, 2)),
+        st.integers(max_value=-1),
+        st.integers(min_value=2**63 - 1),
+        st.sampled_from([HUGE_U64, np.array([0, 2**64 - 1], np.uint64), np.zeros(2), np.zeros(3, int), [[1], [2, 3]]]),
+    )
+)
 def test_reset_seed(seed) -> None:
     state = played()
     refused(state, lambda: core.reset(state, [0, 2], seed), r"^seed must ")
@@ -412,13 +516,26 @@ def test_describe_illegal_action(a) -> None:
 # ---- refresh: positions edited into bad values ----------------------------------------------------
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _setup(backend: str) -> core.State:
     """Two identical games at the start of player 0's turn (player 1 has a head, a spirit, a stone)."""
-    return position(2, [{"hand": ["Imp", "Angel"], "mana": ["Golem"], "vp": 3},
-                        {"hand": ["Sphinx"], "head": "Fairy", "mana": ["Giant"], "spirits": ["Giant"],
-                         "stones": ["Imp"], "faith": 4}],
-                    num_envs=2, max_turns=50, cards=DEFAULT)
+    return position(
+        2,
+        [
+            {"hand": ["Imp", "Angel"], "mana": ["Golem"], "vp": 3},
+            {
+                "hand": ["Sphinx"],
+                "head": "Fairy",
+                "mana": ["Giant"],
+                "spirits": ["Giant"],
+                "stones": ["Imp"],
+                "faith": 4,
+            },
+        ],
+        num_envs=2,
+        max_turns=50,
+        cards=DEFAULT,
+    )
 
 
 def setup() -> core.State:
@@ -430,9 +547,11 @@ IMP, FAIRY, GIANT = DEFAULT.kind("Imp"), DEFAULT.kind("Fairy"), DEFAULT.kind("Gi
 
 def _deck_to_offer(k: int):
     """An edit of game 1: one card of kind k from the deck onto the offer."""
+
     def edit(s):
         s.deck[1, k] -= 1
         s.offer[1, k] += 1
+
     return edit
 
 
@@ -442,12 +561,14 @@ def _set(field: str, index, value):
 
     def edit(s):
         getattr(s, field)[where] = value
+
     return edit
 
 
 def _declared(turn: int, last_turn: int, declarer: int = 1):
     def edit(s):
         s.declarer[1], s.turn[1], s.last_turn[1] = declarer, turn, last_turn
+
     return edit
 
 
@@ -467,8 +588,11 @@ REFRESH_CASES = {
     "vp -1": (_set("vp", 0, -1), r"game 1: players\[0\]\.vp is -1; it must be 0\.\.1000000"),
     "vp 1000001": (_set("vp", 1, 1_000_001), r"game 1: players\[1\]\.vp is 1000001; it must be 0\.\.1000000"),
     "vp near 2**31": (_set("vp", 1, I32 - 5), rf"game 1: players\[1\]\.vp is {I32 - 5}; it must be 0\.\.1000000"),
-    "head not in mana": (_set("head", 0, FAIRY), r"game 1: players\[0\]\.head is Fairy \(AS\d+\), which is not "
-                                                 r"among the player's mana"),
+    "head not in mana": (
+        _set("head", 0, FAIRY),
+        r"game 1: players\[0\]\.head is Fairy \(AS\d+\), which is not "
+        r"among the player's mana",
+    ),
     "head 30": (_set("head", 1, 30), r"game 1: players\[1\]\.head is 30; it must be -1 \(none\) or a kind 0\.\.29"),
     "head -2": (_set("head", 1, -2), r"game 1: players\[1\]\.head is -2; it must be -1 \(none\) or a kind 0\.\.29"),
     "active_player 2": (_set("active_player", None, 2), r"game 1: active_player is 2; it must be 0\.\.1"),
@@ -478,14 +602,19 @@ REFRESH_CASES = {
     "declarer -5": (_set("declarer", None, -5), r"game 1: declarer is -5; it must be -1 \(none\) or 0\.\.1"),
     "turn -1": (_set("turn", None, -1), r"game 1: turn is -1; it must be 0\.\.49 \(max_turns 50, no declaration\)"),
     "turn max_turns": (_set("turn", None, 50), r"game 1: turn is 50; it must be 0\.\.49"),
-    "turn near 2**31, declared": (_declared(I32 - 1, I32), rf"game 1: turn is {I32 - 1}; it must be 0\.\."
-                                                           rf"{I32 - 2} in a declared game"),
+    "turn near 2**31, declared": (
+        _declared(I32 - 1, I32),
+        rf"game 1: turn is {I32 - 1}; it must be 0\.\."
+        rf"{I32 - 2} in a declared game",
+    ),
     "last_turn before turn": (_declared(10, 9), r"game 1: last_turn is 9; it must be 11 \(player 1's last turn"),
     "last_turn too late": (_declared(10, 30), r"game 1: last_turn is 30; it must be 11 \(player 1's last turn"),
     "last_turn, declarer active": (_declared(10, 12, declarer=0), r"game 1: last_turn is 12; it must be 10 "),
     "phase": (_set("phase", None, int(Phase.PRAYER)), r"game 1 is in phase PRAYER; positions can only be set up"),
-    "empty hand": (lambda s: (s.discard[1].__iadd__(s.hand[1, 0]), s.hand[1, 0].__imul__(0)),
-                   r"in game 1 the active player has no card in hand"),
+    "empty hand": (
+        lambda s: (s.discard[1].__iadd__(s.hand[1, 0]), s.hand[1, 0].__imul__(0)),
+        r"in game 1 the active player has no card in hand",
+    ),
 }
 
 
@@ -537,8 +666,9 @@ def test_final_scores_cannot_overflow_from_an_accepted_position() -> None:
 
 
 @FAST
-@given(bad_games(B).filter(lambda v: not (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x < B
-                                                                            for x in v))))
+@given(
+    bad_games(B).filter(lambda v: not (isinstance(v, list) and v and all(isinstance(x, int) and 0 <= x < B for x in v)))
+)
 def test_take(idx) -> None:
     state = played()
     refused(state, lambda: state.take(idx), r"^idx must be ")
@@ -553,14 +683,20 @@ def test_put_positions(idx) -> None:
     refused(state, lambda: state.put(idx, other), r"^idx must ")
 
 
-@pytest.mark.parametrize("make,pattern,error", [
-    (lambda s: None, r"^other must be a core\.State, got NoneType", TypeError),
-    (lambda s: s.records[:2], r"^other must be a core\.State, got ndarray", TypeError),
-    (lambda s: core.init(2, P + 1, max_turns=40), r"^other must hold games like this batch's \(3 players, max_turns 40",
-     ArgumentError),
-    (lambda s: core.init(2, P, max_turns=41), r"got 3 players, max_turns 41$", ArgumentError),
-    (lambda s: s.take([0, 1, 2]), r"^idx must hold one position per game of other \(3\), got 2", ArgumentError),
-])
+@pytest.mark.parametrize(
+    "make,pattern,error",
+    [
+        (lambda s: None, r"^other must be a core\.State, got NoneType", TypeError),
+        (lambda s: s.records[:2], r"^other must be a core\.State, got ndarray", TypeError),
+        (
+            lambda s: core.init(2, P + 1, max_turns=40),
+            r"^other must hold games like this batch's \(3 players, max_turns 40",
+            ArgumentError,
+        ),
+        (lambda s: core.init(2, P, max_turns=41), r"got 3 players, max_turns 41$", ArgumentError),
+        (lambda s: s.take([0, 1, 2]), r"^idx must hold one position per game of other \(3\), got 2", ArgumentError),
+    ],
+)
 def test_put_other(make, pattern, error) -> None:
     state = played()
     refused(state, lambda: state.put([0, 1], make(state)), pattern, error)
@@ -593,17 +729,36 @@ def test_state_methods_valid_controls() -> None:
 # ---- refresh: any one edit is checked, never half-applied -------------------------------------------
 
 EDITABLE = {  # field: value range a hand edit may write (within the field's dtype)
-    "hand": (-3, 6), "mana": (-3, 6), "spirits": (-3, 6), "stones": (-3, 6), "deck": (-3, 6), "discard": (-3, 6),
-    "offer": (-1, 3), "head": (-3, 33), "vp": (-(2**31), I32), "faith": (-5, 15), "active_player": (-2, 4),
-    "current_player": (-2, 4), "declarer": (-3, 4), "turn": (-5, 60), "last_turn": (-5, 60),
+    "hand": (-3, 6),
+    "mana": (-3, 6),
+    "spirits": (-3, 6),
+    "stones": (-3, 6),
+    "deck": (-3, 6),
+    "discard": (-3, 6),
+    "offer": (-1, 3),
+    "head": (-3, 33),
+    "vp": (-(2**31), I32),
+    "faith": (-5, 15),
+    "active_player": (-2, 4),
+    "current_player": (-2, 4),
+    "declarer": (-3, 4),
+    "turn": (-5, 60),
+    "last_turn": (-5, 60),
     "phase": (0, len(Phase) + 2),
 }
 
 
 def _consistent(state: core.State, b: int) -> None:
     """What an accepted position must be (docs: refresh's checks)."""
-    totals = (state.hand[b].sum(0) + state.mana[b].sum(0) + state.spirits[b].sum(0) + state.stones[b].sum(0)
-              + state.deck[b] + state.discard[b] + state.offer[b])
+    totals = (
+        state.hand[b].sum(0)
+        + state.mana[b].sum(0)
+        + state.spirits[b].sum(0)
+        + state.stones[b].sum(0)
+        + state.deck[b]
+        + state.discard[b]
+        + state.offer[b]
+    )
     assert (totals == state.cards.copies).all() and not state.offer[b].any()
     assert 0 <= state.faith[b].min() and state.faith[b].max() <= 10 and 0 <= state.vp[b].min() <= 1_000_000
     assert state.legal_action_mask[b].any() and Phase(int(state.phase[b])) in (Phase.COMMAND, Phase.LEPRECHAUN)
@@ -642,9 +797,27 @@ _FIELD_LINES = [i for i, line in enumerate(_SHIPPED_LINES) if " = " in line and 
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(_FIELD_LINES), st.sampled_from(['""', "-1", "1.5", "true", "[]", "{}", "nan", "99999999999",
-                                                        '"ZZ"', "{ vp = -1 }", "{ special = 3 }", "1e3", "inf"]),
-       st.sampled_from(["init", "raw_env"]))
+@given(
+    st.sampled_from(_FIELD_LINES),
+    st.sampled_from(
+        [
+            '""',
+            "-1",
+            "1.5",
+            "true",
+            "[]",
+            "{}",
+            "nan",
+            "99999999999",
+            '"ZZ"',
+            "{ vp = -1 }",
+            "{ special = 3 }",
+            "1e3",
+            "inf",
+        ]
+    ),
+    st.sampled_from(["init", "raw_env"]),
+)
 def test_a_broken_card_file_through_init_and_the_env(tmp_path_factory, line, value, entry) -> None:
     """One field of the shipped file set to junk: a CardDataError naming the file, or (junk that happens
     to be valid there) a game; never another exception."""

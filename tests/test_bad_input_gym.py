@@ -64,7 +64,7 @@ def raises_unchanged(learner: LearnerEnv, call, pattern: str, error=ArgumentErro
     return str(e.value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _dealt(kind: str, backend: str):
     if kind == "single":
         env = AgeOfSummonersEnv(opponents="greedy@1 random@1", illegal_action="raise")
@@ -128,8 +128,12 @@ def test_max_turns(value) -> None:
 
 @pytest.mark.parametrize("players,turns", [(2, 1), (3, 2), (4, 3)])
 def test_max_turns_gives_every_seat_a_turn(players: int, turns: int) -> None:
-    rejects(CONSTRUCTORS, rf"^max_turns must be an int >= {players} \(num_players: every seat", num_players=players,
-            max_turns=turns)
+    rejects(
+        CONSTRUCTORS,
+        rf"^max_turns must be an int >= {players} \(num_players: every seat",
+        num_players=players,
+        max_turns=turns,
+    )
 
 
 @FAST
@@ -149,50 +153,67 @@ def test_mask_in_obs(value) -> None:
     rejects(["single", "vector"], r"^mask_in_obs must be True or False, got ", mask_in_obs=value)
 
 
-@pytest.mark.parametrize("name,value,pattern", [
-    ("autoreset_mode", "next_step", r"^autoreset_mode must be a gymnasium.vector.AutoresetMode or one of 'NextStep'"),
-    ("autoreset_mode", 0, r"^autoreset_mode must be"),
-    ("illegal_action", "ignore", r"^illegal_action must be one of 'terminate', 'raise', got 'ignore'"),
-    ("illegal_action", True, r"^illegal_action must be one of"),
-    ("backend", "jax", r"^backend must be one of None, 'numba', 'numpy', got 'jax'"),
-    ("render_mode", "video", r"^render_mode must be one of None, "),
-    ("seed", -1, r"^seed must be an int 0\.\.2\*\*63-1 or None, got -1"),
-    ("seed", 1.5, r"^seed must be an int"),
-    ("seed", True, r"^seed must be an int"),
-])
+@pytest.mark.parametrize(
+    "name,value,pattern",
+    [
+        (
+            "autoreset_mode",
+            "next_step",
+            r"^autoreset_mode must be a gymnasium.vector.AutoresetMode or one of 'NextStep'",
+        ),
+        ("autoreset_mode", 0, r"^autoreset_mode must be"),
+        ("illegal_action", "ignore", r"^illegal_action must be one of 'terminate', 'raise', got 'ignore'"),
+        ("illegal_action", True, r"^illegal_action must be one of"),
+        ("backend", "jax", r"^backend must be one of None, 'numba', 'numpy', got 'jax'"),
+        ("render_mode", "video", r"^render_mode must be one of None, "),
+        ("seed", -1, r"^seed must be an int 0\.\.2\*\*63-1 or None, got -1"),
+        ("seed", 1.5, r"^seed must be an int"),
+        ("seed", True, r"^seed must be an int"),
+    ],
+)
 def test_choices_and_seeds(name, value, pattern) -> None:
     kinds = {"autoreset_mode": ["learner", "vector"], "seed": ["learner"], "render_mode": ["single", "vector"]}
     rejects(kinds.get(name, CONSTRUCTORS), pattern, **{name: value})
 
 
-@pytest.mark.parametrize("opponents,pattern", [
-    ("nobody", r"unknown agent 'nobody'"),
-    ("gredy", r"did you mean 'greedy'"),
-    ("greedy@-1", r"^opponents 'greedy@-1': weight must be a finite number >= 0, got -1.0 \(use spec@weight"),
-    (["random", "@2"], r"^opponents must be spec@weight \(e.g. greedy@0.5\), got '@2'"),
-    (["random", 3], r"^opponents must be spec@weight strings such as 'greedy@0.5', got 3"),
-    ("greedy@nan", r"weight must be a finite number >= 0"),
-    ("greedy@x", r"weight must be a finite number >= 0, got 'x'"),
-    ("greedy@0 random@0", r"^opponents must have at least one opponent of weight > 0, got greedy@0 random@0"),
-    ("greedy greedy", r"^opponents: 'greedy' is given twice"),
-    ("self", r"^opponents: 'self' .* is train.py's"),
-    ("", r"^opponents must be agent specs"),
-    ([], r"^opponents must be agent specs"),
-    ({}, r"^opponents must be agent specs"),
-    (3, r"^opponents must be agent specs"),
-    ({"greedy": -1}, r"^opponents\['greedy'\] must be a finite number >= 0, got -1"),
-    ({"greedy": "1"}, r"^opponents\['greedy'\] must be a finite number"),
-    ({"x": (3, 1.0)}, r"^agent must be an agent with act"),
-    ({"x": (RandomAgent(), -1.0)}, r"^weight must be a finite number >= 0, got -1.0"),
-    ({"x": (RandomAgent(),)}, r"^opponents\['x'\] must be an \(agent, weight\) pair"),
-])
+@pytest.mark.parametrize(
+    "opponents,pattern",
+    [
+        ("nobody", r"unknown agent 'nobody'"),
+        ("gredy", r"did you mean 'greedy'"),
+        ("greedy@-1", r"^opponents 'greedy@-1': weight must be a finite number >= 0, got -1.0 \(use spec@weight"),
+        (["random", "@2"], r"^opponents must be spec@weight \(e.g. greedy@0.5\), got '@2'"),
+        (["random", 3], r"^opponents must be spec@weight strings such as 'greedy@0.5', got 3"),
+        ("greedy@nan", r"weight must be a finite number >= 0"),
+        ("greedy@x", r"weight must be a finite number >= 0, got 'x'"),
+        ("greedy@0 random@0", r"^opponents must have at least one opponent of weight > 0, got greedy@0 random@0"),
+        ("greedy greedy", r"^opponents: 'greedy' is given twice"),
+        ("self", r"^opponents: 'self' .* is train.py's"),
+        ("", r"^opponents must be agent specs"),
+        ([], r"^opponents must be agent specs"),
+        ({}, r"^opponents must be agent specs"),
+        (3, r"^opponents must be agent specs"),
+        ({"greedy": -1}, r"^opponents\['greedy'\] must be a finite number >= 0, got -1"),
+        ({"greedy": "1"}, r"^opponents\['greedy'\] must be a finite number"),
+        ({"x": (3, 1.0)}, r"^agent must be an agent with act"),
+        ({"x": (RandomAgent(), -1.0)}, r"^weight must be a finite number >= 0, got -1.0"),
+        ({"x": (RandomAgent(),)}, r"^opponents\['x'\] must be an \(agent, weight\) pair"),
+    ],
+)
 def test_opponents(opponents, pattern) -> None:
     rejects(CONSTRUCTORS, pattern, opponents=opponents)
 
 
 def test_valid_controls_numpy_scalars() -> None:
-    env = LearnerEnv(num_envs=np.int16(3), num_players=np.uint8(3), max_turns=np.int64(9), shaping=np.float32(0.5),
-                     illegal_reward=np.int8(-2), seed=np.uint32(4), opponents={"greedy": np.float64(0.5)})
+    env = LearnerEnv(
+        num_envs=np.int16(3),
+        num_players=np.uint8(3),
+        max_turns=np.int64(9),
+        shaping=np.float32(0.5),
+        illegal_reward=np.int8(-2),
+        seed=np.uint32(4),
+        opponents={"greedy": np.float64(0.5)},
+    )
     assert (env.num_envs, env.num_players, env.max_turns, env.shaping, env.illegal_reward) == (3, 3, 9, 0.5, -2.0)
     assert type(env.num_envs) is int and type(env.shaping) is float
     obs = env.reset()
@@ -214,22 +235,31 @@ def ints_max_turns(players) -> np.uint8:
 
 
 @FAST
-@given(st.sampled_from(["single", "vector"]), not_ints.filter(lambda v: v is not None)
-       | st.sampled_from([-1, 2**63, -(2**70)]))
+@given(
+    st.sampled_from(["single", "vector"]),
+    not_ints.filter(lambda v: v is not None) | st.sampled_from([-1, 2**63, -(2**70)]),
+)
 def test_reset_seed(kind, seed) -> None:
     env = dealt(kind)
     raises_unchanged(env.learner, lambda: env.reset(seed=seed), r"^seed must be an int 0\.\.2\*\*63-1 or None, got ")
 
 
-@pytest.mark.parametrize("kind,options,pattern", [
-    ("single", {"reset_mask": np.ones(1, bool)}, r"^options: unknown key 'reset_mask'; it takes no keys"),
-    ("single", [1], r"^options must be None or a dict"),
-    ("vector", {"mask": 1}, r"^options: unknown key 'mask'; its keys are 'reset_mask'"),
-    ("vector", {"reset_mask": np.ones(N - 1, bool)}, r"^options\['reset_mask'\] must be a bool array of shape \(4,\)"),
-    ("vector", {"reset_mask": [True] * N}, r"^options\['reset_mask'\] must be a bool array"),
-    ("vector", {"reset_mask": np.ones(N, int)}, r"^options\['reset_mask'\] must be a bool array"),
-    ("vector", "reset", r"^options must be None or a dict"),
-])
+@pytest.mark.parametrize(
+    "kind,options,pattern",
+    [
+        ("single", {"reset_mask": np.ones(1, bool)}, r"^options: unknown key 'reset_mask'; it takes no keys"),
+        ("single", [1], r"^options must be None or a dict"),
+        ("vector", {"mask": 1}, r"^options: unknown key 'mask'; its keys are 'reset_mask'"),
+        (
+            "vector",
+            {"reset_mask": np.ones(N - 1, bool)},
+            r"^options\['reset_mask'\] must be a bool array of shape \(4,\)",
+        ),
+        ("vector", {"reset_mask": [True] * N}, r"^options\['reset_mask'\] must be a bool array"),
+        ("vector", {"reset_mask": np.ones(N, int)}, r"^options\['reset_mask'\] must be a bool array"),
+        ("vector", "reset", r"^options must be None or a dict"),
+    ],
+)
 def test_reset_options(kind, options, pattern) -> None:
     env = dealt(kind)
     raises_unchanged(env.learner, lambda: env.reset(options=options), pattern)
@@ -254,7 +284,8 @@ def test_before_reset() -> None:
 # ---- step ---------------------------------------------------------------------------------------------
 
 bad_action_scalars = (not_ints | st.sampled_from([-1, 44, 2**63, np.int64(-5), np.uint8(200)])).filter(
-    lambda v: not (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu" and 0 <= v < 44))
+    lambda v: not (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "iu" and 0 <= v < 44)
+)
 
 
 @FAST
@@ -265,16 +296,22 @@ def test_single_step_action(action) -> None:
 
 
 @FAST
-@given(st.one_of(
-    not_numbers.filter(lambda v: not isinstance(v, (list, tuple)) or len(v) != N),
-    st.lists(st.integers(0, 43), min_size=0, max_size=N - 1),
-    st.lists(st.integers(0, 43), min_size=N + 1, max_size=N + 3),
-    st.lists(st.floats(allow_nan=True), min_size=N, max_size=N),
-    st.lists(st.booleans(), min_size=N, max_size=N),
-    st.lists(st.text(max_size=2), min_size=N, max_size=N),
-    st.just(np.zeros((N, 1), np.int64)), st.just(np.zeros(N, np.float64)), st.just(np.full(N, np.nan)),
-    st.just(np.zeros(N, bool)), st.just(np.array(["1"] * N)), st.just(np.zeros(N, object)),
-))
+@given(
+    st.one_of(
+        not_numbers.filter(lambda v: not isinstance(v, (list, tuple)) or len(v) != N),
+        st.lists(st.integers(0, 43), min_size=0, max_size=N - 1),
+        st.lists(st.integers(0, 43), min_size=N + 1, max_size=N + 3),
+        st.lists(st.floats(allow_nan=True), min_size=N, max_size=N),
+        st.lists(st.booleans(), min_size=N, max_size=N),
+        st.lists(st.text(max_size=2), min_size=N, max_size=N),
+        st.just(np.zeros((N, 1), np.int64)),
+        st.just(np.zeros(N, np.float64)),
+        st.just(np.full(N, np.nan)),
+        st.just(np.zeros(N, bool)),
+        st.just(np.array(["1"] * N)),
+        st.just(np.zeros(N, object)),
+    )
+)
 def test_vector_step_actions_of_the_wrong_type_or_shape(actions) -> None:
     for kind in ("vector", "sb3"):
         env = dealt(kind)
@@ -304,8 +341,11 @@ def test_illegal_actions_with_illegal_action_raise() -> None:
         masks = np.atleast_2d(env.action_masks())
         actions = legal_now(env)
         actions[-1] = np.flatnonzero(~masks[-1])[0]
-        call = {"single": lambda: env.step(int(actions[0])), "vector": lambda: env.step(actions),
-                "sb3": lambda: env.step_async(actions)}[kind]
+        call = {
+            "single": lambda: env.step(int(actions[0])),
+            "vector": lambda: env.step(actions),
+            "sb3": lambda: env.step_async(actions),
+        }[kind]
         where = r"(action_masks\(\)|info\['action_mask'\])"
         msg = raises_unchanged(learner, call, rf"^actions? must be legal \(see {where}\): game ")
         assert "is not legal for player" in msg and "legal actions:" in msg
@@ -425,17 +465,30 @@ class Flaky(RandomAgent):
         return actions
 
 
-@pytest.mark.parametrize("mode,pattern", [
-    ("illegal", r"^opponent 'flaky' \(Flaky\(seed=0\)\) chose an illegal action: game \d+: action \d+ .* is not legal"),
-    ("shape", r"^opponent 'flaky' \(Flaky\(seed=0\)\) must return \d+ action ids"),
-    ("floats", r"^opponent 'flaky' .* must return \d+ action ids"),
-    ("raise", r"^opponent 'flaky' \(Flaky\(seed=0\)\) raised KeyError: 'boom'"),
-])
+@pytest.mark.parametrize(
+    "mode,pattern",
+    [
+        (
+            "illegal",
+            r"^opponent 'flaky' \(Flaky\(seed=0\)\) chose an illegal action: game \d+: action \d+ .* is not legal",
+        ),
+        ("shape", r"^opponent 'flaky' \(Flaky\(seed=0\)\) must return \d+ action ids"),
+        ("floats", r"^opponent 'flaky' .* must return \d+ action ids"),
+        ("raise", r"^opponent 'flaky' \(Flaky\(seed=0\)\) raised KeyError: 'boom'"),
+    ],
+)
 @pytest.mark.parametrize("autoreset", ["SameStep", "NextStep"])
 def test_an_opponent_error_leaves_the_env_as_before_the_step(mode, pattern, autoreset) -> None:
     flaky = Flaky()
-    env = LearnerEnv(num_envs=6, num_players=3, opponents={"flaky": (flaky, 1.0)}, seed=0, max_turns=9,
-                     autoreset_mode=autoreset, shaping=0.1)
+    env = LearnerEnv(
+        num_envs=6,
+        num_players=3,
+        opponents={"flaky": (flaky, 1.0)},
+        seed=0,
+        max_turns=9,
+        autoreset_mode=autoreset,
+        shaping=0.1,
+    )
     env.reset()
     rng = np.random.default_rng(0)
     for _ in range(50):  # until a step in which the opponent acts
@@ -480,14 +533,22 @@ def test_sb3_adapter_construction() -> None:
 
 
 @FAST
-@given(st.one_of(st.integers(max_value=-1), st.integers(min_value=N), st.lists(st.integers(N, 99), min_size=1),
-                 st.sampled_from([True, 1.0, "0", [0.5], np.zeros((1, 1), int), {0: 1}, [True]])))
+@given(
+    st.one_of(
+        st.integers(max_value=-1),
+        st.integers(min_value=N),
+        st.lists(st.integers(N, 99), min_size=1),
+        st.sampled_from([True, 1.0, "0", [0.5], np.zeros((1, 1), int), {0: 1}, [True]]),
+    )
+)
 def test_sb3_indices(indices) -> None:
     env = dealt("sb3")
     learner = learner_of(env)
-    for call in (lambda: env.env_method("action_masks", indices=indices),
-                 lambda: env.get_attr("num_players", indices=indices),
-                 lambda: env.env_is_wrapped(object, indices=indices)):
+    for call in (
+        lambda: env.env_method("action_masks", indices=indices),
+        lambda: env.get_attr("num_players", indices=indices),
+        lambda: env.env_is_wrapped(object, indices=indices),
+    ):
         raises_unchanged(learner, call, r"^indices must be ")
 
 
@@ -496,10 +557,12 @@ def test_sb3_attributes_methods_and_seed() -> None:
     learner = learner_of(env)
     assert env.get_attr("num_players", indices=np.int64(1)) == [2]
     assert len(env.env_method("action_masks", indices=[0, np.int8(3)])) == 2
-    raises_unchanged(learner, lambda: env.get_attr("nothing_here"), r"^attr_name: the env has no attribute",
-                     error=AttributeError)
-    raises_unchanged(learner, lambda: env.env_method("nothing_here"), r"^method_name: the env has no method",
-                     error=AttributeError)
+    raises_unchanged(
+        learner, lambda: env.get_attr("nothing_here"), r"^attr_name: the env has no attribute", error=AttributeError
+    )
+    raises_unchanged(
+        learner, lambda: env.env_method("nothing_here"), r"^method_name: the env has no method", error=AttributeError
+    )
     raises_unchanged(learner, lambda: env.set_attr("x", 1, indices=[0]), r"^indices: the games share one env")
     raises_unchanged(learner, lambda: env.get_attr(3), r"^attr_name must be a non-empty string")
     for seed in (-1, 1.5, True, "3", 2**63):

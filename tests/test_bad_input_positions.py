@@ -39,10 +39,21 @@ def rejects(name: str, **kwargs) -> ValueError:
 
 
 def test_valid_controls_with_numpy_scalars() -> None:
-    s = position(np.int64(3), [{"hand": [np.int8(0), "sphinx", "AS018"], "vp": np.uint16(7), "faith": np.int32(10)},
-                               {"head": np.int64(5)}, {}],
-                 active=np.int8(0), turn=np.int16(4), declarer=np.int64(2), last_turn=np.int64(6),
-                 seed=np.uint64(5), num_envs=np.int32(2), max_turns=np.int64(50))
+    s = position(
+        np.int64(3),
+        [
+            {"hand": [np.int8(0), "sphinx", "AS018"], "vp": np.uint16(7), "faith": np.int32(10)},
+            {"head": np.int64(5)},
+            {},
+        ],
+        active=np.int8(0),
+        turn=np.int16(4),
+        declarer=np.int64(2),
+        last_turn=np.int64(6),
+        seed=np.uint64(5),
+        num_envs=np.int32(2),
+        max_turns=np.int64(50),
+    )
     assert s.batch_size == 2 and s.vp[0, 0] == 7 and s.faith[0, 0] == 10 and s.last_turn[0] == 6
     assert s.hand[0, 0, DEFAULT.kind("Sphinx")] == 2 and s.head[0, 1] == 5
 
@@ -99,8 +110,12 @@ def _one_int_seed_array(v) -> bool:  # [0] or np.array([0]) is a valid seed arra
 
 
 @FAST
-@given(not_ints.filter(lambda v: not _one_int_seed_array(v)) | st.sampled_from([-1, 2**63, 2**64 - 1])
-       | st.just(np.uint64(2**64 - 1)) | st.just(np.array([2**64 - 1], dtype=np.uint64)))
+@given(
+    not_ints.filter(lambda v: not _one_int_seed_array(v))
+    | st.sampled_from([-1, 2**63, 2**64 - 1])
+    | st.just(np.uint64(2**64 - 1))
+    | st.just(np.array([2**64 - 1], dtype=np.uint64))
+)
 def test_seed(value) -> None:
     rejects("seed", seed=value)
 
@@ -130,14 +145,21 @@ def test_cards_argument(value) -> None:
 # ---- players -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("value,message", [
-    ("ab", "players must be a list"), ({0: {}, 1: {}}, "players must be a list"), (5, "players must be a list"),
-    ([{}], r"one entry per player \(2\), got 1"), ([{}, {}, {}], r"one entry per player \(2\), got 3"),
-    ([HAND, "hand"], r"players\[1\] must be a dict"), ([HAND, None], r"players\[1\] must be a dict"),
-    ([HAND, [("hand", ["Imp"])]], r"players\[1\] must be a dict"),
-    ([dict(HAND, hnd=["Imp"]), {}], r"players\[0\]: unknown key\(s\) 'hnd'; allowed: hand, mana, head"),
-    ([dict(HAND, VP=3), {}], r"players\[0\]: unknown key\(s\) 'VP'"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("ab", "players must be a list"),
+        ({0: {}, 1: {}}, "players must be a list"),
+        (5, "players must be a list"),
+        ([{}], r"one entry per player \(2\), got 1"),
+        ([{}, {}, {}], r"one entry per player \(2\), got 3"),
+        ([HAND, "hand"], r"players\[1\] must be a dict"),
+        ([HAND, None], r"players\[1\] must be a dict"),
+        ([HAND, [("hand", ["Imp"])]], r"players\[1\] must be a dict"),
+        ([dict(HAND, hnd=["Imp"]), {}], r"players\[0\]: unknown key\(s\) 'hnd'; allowed: hand, mana, head"),
+        ([dict(HAND, VP=3), {}], r"players\[0\]: unknown key\(s\) 'VP'"),
+    ],
+)
 def test_players_shape_and_keys(value, message) -> None:
     assert re.search(message, str(rejects("players", players=value)))
 
@@ -161,8 +183,13 @@ def test_vp_beyond_the_int32_range_is_refused() -> None:
 # ---- card references -----------------------------------------------------------------------
 
 bad_refs = st.one_of(
-    st.booleans(), st.sampled_from([np.True_, np.False_]), floats_as_ints, st.none(),
-    st.sampled_from([-1, 30, 10**9, -(2**70)]), st.lists(st.integers(0, 3), max_size=2), st.binary(max_size=2),
+    st.booleans(),
+    st.sampled_from([np.True_, np.False_]),
+    floats_as_ints,
+    st.none(),
+    st.sampled_from([-1, 30, 10**9, -(2**70)]),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.binary(max_size=2),
     st.integers(0, 3).map(lambda v: np.array([v])),
 )
 
@@ -194,8 +221,11 @@ def test_a_zone_must_be_a_list(zone_value) -> None:
 
 
 @FAST
-@given(st.text(min_size=1, max_size=12).filter(lambda t: t.strip().lower() not in
-                                               {n.lower() for n in DEFAULT.names + DEFAULT.ids}))
+@given(
+    st.text(min_size=1, max_size=12).filter(
+        lambda t: t.strip().lower() not in {n.lower() for n in DEFAULT.names + DEFAULT.ids}
+    )
+)
 def test_unknown_card_names(name) -> None:
     err = rejects("players[0].spirits[0]", players=two_players(spirits=[name]))
     assert "did you mean" in str(err) or "known: Imp, Asmodai" in str(err)
@@ -260,8 +290,26 @@ def test_random_bytes_are_a_card_data_error(tmp_path: Path, data: bytes) -> None
 _LINES = SHIPPED.splitlines()
 _VALUE_LINES = [i for i, line in enumerate(_LINES) if " = " in line and not line.lstrip().startswith("#")]
 junk_values = st.one_of(
-    st.sampled_from(['""', "-1", "0", "1.5", "true", "[]", "{}", '"x"', "nan", "99999999999", "{ vp = -1 }",
-                     '{ special = 3 }', "[1, 2]", '{ axe = 1.5 }', '{ score_per = "axe" }', '"KKKKKKKKKK"']),
+    st.sampled_from(
+        [
+            '""',
+            "-1",
+            "0",
+            "1.5",
+            "true",
+            "[]",
+            "{}",
+            '"x"',
+            "nan",
+            "99999999999",
+            "{ vp = -1 }",
+            "{ special = 3 }",
+            "[1, 2]",
+            "{ axe = 1.5 }",
+            '{ score_per = "axe" }',
+            '"KKKKKKKKKK"',
+        ]
+    ),
     st.integers(-5, 300).map(str),
 )
 
@@ -287,17 +335,28 @@ def test_a_broken_field_is_a_card_data_error_or_a_valid_file(tmp_path: Path, lin
 U64_MAX = np.uint64(2**64 - 1)
 
 
-@pytest.mark.parametrize("name,kwargs", [
-    ("num_players", {"num_players": U64_MAX, "players": None}), ("num_envs", {"num_envs": U64_MAX}),
-    ("max_turns", {"max_turns": U64_MAX}), ("max_turns", {"max_turns": 2**31}), ("max_turns", {"max_turns": 2**63}),
-    ("active", {"active": U64_MAX}), ("turn", {"turn": U64_MAX}), ("turn", {"turn": 2**31, "declarer": 1}),
-    ("declarer", {"declarer": U64_MAX}), ("last_turn", {"declarer": 1, "last_turn": U64_MAX}),
-    ("seed", {"seed": U64_MAX}), ("players[0].vp", {"players": two_players(vp=U64_MAX)}),
-    ("players[0].vp", {"players": two_players(vp=1_000_001)}),
-    ("players[0].faith", {"players": two_players(faith=U64_MAX)}),
-    ("players[0].head", {"players": two_players(head=U64_MAX)}), ("deck[0]", {"deck": [U64_MAX]}),
-    ("players[0].hand[1]", {"players": [{"hand": ["Imp", np.uint64(2**63)]}, {}]}),
-])
+@pytest.mark.parametrize(
+    "name,kwargs",
+    [
+        ("num_players", {"num_players": U64_MAX, "players": None}),
+        ("num_envs", {"num_envs": U64_MAX}),
+        ("max_turns", {"max_turns": U64_MAX}),
+        ("max_turns", {"max_turns": 2**31}),
+        ("max_turns", {"max_turns": 2**63}),
+        ("active", {"active": U64_MAX}),
+        ("turn", {"turn": U64_MAX}),
+        ("turn", {"turn": 2**31, "declarer": 1}),
+        ("declarer", {"declarer": U64_MAX}),
+        ("last_turn", {"declarer": 1, "last_turn": U64_MAX}),
+        ("seed", {"seed": U64_MAX}),
+        ("players[0].vp", {"players": two_players(vp=U64_MAX)}),
+        ("players[0].vp", {"players": two_players(vp=1_000_001)}),
+        ("players[0].faith", {"players": two_players(faith=U64_MAX)}),
+        ("players[0].head", {"players": two_players(head=U64_MAX)}),
+        ("deck[0]", {"deck": [U64_MAX]}),
+        ("players[0].hand[1]", {"players": [{"hand": ["Imp", np.uint64(2**63)]}, {}]}),
+    ],
+)
 def test_huge_and_uint64_values_are_named_not_wrapped(name, kwargs) -> None:
     err = rejects(name, **kwargs)
     assert "-1" not in str(err).split("got ")[-1], str(err)  # shown as given, never wrapped to -1

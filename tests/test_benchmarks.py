@@ -14,8 +14,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.one_backend
 def test_benchmarks_quick_run(tmp_path: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)], cwd=ROOT,
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--out", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     res = json.loads((tmp_path / "results.json").read_text())
     assert set(res["engine"]) == {"numba", "numpy"}
     assert all(set(by_batch) == {"1", "64", "1024"} for by_batch in res["engine"].values())
@@ -32,8 +37,12 @@ def test_benchmarks_quick_run(tmp_path: Path) -> None:
 
 @pytest.mark.one_backend
 def test_engine_throughput_script_help() -> None:
-    text = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "engine_throughput.py"), "--help"], check=True,
-                          capture_output=True, text=True).stdout
+    text = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "engine_throughput.py"), "--help"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "--batches" in text and "--repeats" in text
 
 
@@ -62,9 +71,23 @@ def test_engine_profile_accounts_for_the_handlers(monkeypatch, tmp_path: Path) -
     state = core.init(4, 2, seed=1)
     core.step(state, state.legal_action_mask.argmax(1))
     # and the command line
-    out = subprocess.run([sys.executable, "-m", "benchmarks.profile_engine", "--batch", "16", "--steps", "5",
-                          "--json", str(tmp_path / "profile.json")], cwd=ROOT, check=True, capture_output=True,
-                         text=True).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.profile_engine",
+            "--batch",
+            "16",
+            "--steps",
+            "5",
+            "--json",
+            str(tmp_path / "profile.json"),
+        ],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "handler" in out and json.loads((tmp_path / "profile.json").read_text())["batch"] == 16
 
 
@@ -80,10 +103,26 @@ def _rllib_scaling(monkeypatch):
 
 @pytest.mark.one_backend
 def test_rllib_scaling_help_names_every_option() -> None:
-    res = subprocess.run([sys.executable, "-m", "benchmarks.rllib_scaling", "--help"], cwd=ROOT, check=True,
-                         capture_output=True, text=True)
-    for option in ("--timesteps", "--runners", "--no-sb3", "--num-envs", "--final-eval-games", "--threads",
-                   "--repeat", "--train-args", "--out", "--json", "--no-warm-up"):
+    res = subprocess.run(
+        [sys.executable, "-m", "benchmarks.rllib_scaling", "--help"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    for option in (
+        "--timesteps",
+        "--runners",
+        "--no-sb3",
+        "--num-envs",
+        "--final-eval-games",
+        "--threads",
+        "--repeat",
+        "--train-args",
+        "--out",
+        "--json",
+        "--no-warm-up",
+    ):
         assert option in res.stdout, option
 
 
@@ -92,8 +131,21 @@ def test_rllib_scaling_command_line_is_the_same_for_every_configuration(monkeypa
     pytest.importorskip("ray.rllib")  # train.py checks the RLlib runs' options with Ray RLlib
     rs = _rllib_scaling(monkeypatch)
     parser = rs.build_parser()
-    args = parser.parse_args(["--timesteps", "5000", "--runners", "2,0", "--num-envs", "256", "--final-eval-games",
-                              "30", "--train-args=--players 3 --net-arch 64,64", "--out", str(tmp_path / "runs")])
+    args = parser.parse_args(
+        [
+            "--timesteps",
+            "5000",
+            "--runners",
+            "2,0",
+            "--num-envs",
+            "256",
+            "--final-eval-games",
+            "30",
+            "--train-args=--players 3 --net-arch 64,64",
+            "--out",
+            str(tmp_path / "runs"),
+        ]
+    )
     configs = rs.check_args(parser, args)  # train.py's own checks of each run's command line, too
     assert [c.name for c in configs] == ["rllib_2", "rllib_0", "sb3"]
     assert configs[0].options == ("--backend", "rllib", "--num-env-runners", "2")
@@ -116,21 +168,24 @@ def _usage_error(capsys, rs, argv: list[str], message: str) -> None:
 
 
 @pytest.mark.one_backend
-@pytest.mark.parametrize("argv,message", [
-    (["--runners", "0,1,1"], "--runners: 1 is given twice"),
-    (["--runners", "-1"], "--runners: must be comma-separated ints >= 0"),
-    (["--runners", ""], "--runners"),
-    (["--timesteps", "0"], "--timesteps: must be an int >= 1"),
-    (["--repeat", "0"], "--repeat"),
-    (["--num-envs", "abc"], "--num-envs"),
-    (["--final-eval-games", "0"], "--final-eval-games"),
-    (["--train-args=--timesteps 5"], "--train-args: --timesteps is set by this script"),
-    (["--train-args=--time 5 --eval-g 3"], "--eval-games, --timesteps are set by this script"),
-    (["--train-args=--eval-every=7"], "--eval-every is set by this script"),
-    (["--train-args=--bogus 3"], "--train-args: train.py refuses them: unrecognized arguments: --bogus"),
-    (["--train-args=--players 5"], "--train-args: train.py refuses them: argument --players"),
-    (["--train-args=\"--net-arch"], "--train-args: cannot split"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["--runners", "0,1,1"], "--runners: 1 is given twice"),
+        (["--runners", "-1"], "--runners: must be comma-separated ints >= 0"),
+        (["--runners", ""], "--runners"),
+        (["--timesteps", "0"], "--timesteps: must be an int >= 1"),
+        (["--repeat", "0"], "--repeat"),
+        (["--num-envs", "abc"], "--num-envs"),
+        (["--final-eval-games", "0"], "--final-eval-games"),
+        (["--train-args=--timesteps 5"], "--train-args: --timesteps is set by this script"),
+        (["--train-args=--time 5 --eval-g 3"], "--eval-games, --timesteps are set by this script"),
+        (["--train-args=--eval-every=7"], "--eval-every is set by this script"),
+        (["--train-args=--bogus 3"], "--train-args: train.py refuses them: unrecognized arguments: --bogus"),
+        (["--train-args=--players 5"], "--train-args: train.py refuses them: argument --players"),
+        (['--train-args="--net-arch'], "--train-args: cannot split"),
+    ],
+)
 def test_rllib_scaling_bad_input_is_a_usage_error(capsys, monkeypatch, argv, message) -> None:
     _usage_error(capsys, _rllib_scaling(monkeypatch), argv, message)
 
@@ -145,24 +200,38 @@ def test_rllib_scaling_bad_paths_and_runs_train_refuses(capsys, monkeypatch, tmp
     _usage_error(capsys, rs, ["--out", str(tmp_path / "runs")], "already holds sb3_r1")
     # train.py's check: with RLlib a minibatch may not be larger than the rollout (16 x 64 steps)
     pytest.importorskip("ray.rllib")
-    _usage_error(capsys, rs, ["--runners", "0", "--num-envs", "64", "--train-args=--batch-size 4096",
-                              "--out", str(tmp_path / "new")], "argument --batch-size: must be at most the rollout")
+    _usage_error(
+        capsys,
+        rs,
+        ["--runners", "0", "--num-envs", "64", "--train-args=--batch-size 4096", "--out", str(tmp_path / "new")],
+        "argument --batch-size: must be at most the rollout",
+    )
     assert not (tmp_path / "new").exists()
 
 
 @pytest.mark.one_backend
 def test_rllib_scaling_usage_error_from_the_command_line(tmp_path: Path) -> None:
-    res = subprocess.run([sys.executable, "-m", "benchmarks.rllib_scaling", "--runners", "1,1", "--json",
-                          str(tmp_path / "r.json")], cwd=ROOT, capture_output=True, text=True, check=False)
+    res = subprocess.run(
+        [sys.executable, "-m", "benchmarks.rllib_scaling", "--runners", "1,1", "--json", str(tmp_path / "r.json")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert res.returncode == 2 and "--runners: 1 is given twice" in res.stderr, res.stderr
     assert "Traceback" not in res.stderr and not (tmp_path / "r.json").exists()
 
 
 def _run(steps_per_second: float, wins: dict[str, float], games: int = 100, sample: float = 1.0) -> dict:
-    return {"env_steps_per_second": steps_per_second, "timesteps": 1000, "train_seconds": 1000 / steps_per_second,
-            "wall_seconds": 20.0, "process_seconds": 30.0,
-            "iterations": {"count": 2, "mean_steps": 500, "mean_sample_seconds": sample, "mean_learn_seconds": 0.5},
-            "final_evaluation": {s: {"win_rate": w, "ci95": [0.0, 1.0], "games": games} for s, w in wins.items()}}
+    return {
+        "env_steps_per_second": steps_per_second,
+        "timesteps": 1000,
+        "train_seconds": 1000 / steps_per_second,
+        "wall_seconds": 20.0,
+        "process_seconds": 30.0,
+        "iterations": {"count": 2, "mean_steps": 500, "mean_sample_seconds": sample, "mean_learn_seconds": 0.5},
+        "final_evaluation": {s: {"win_rate": w, "ci95": [0.0, 1.0], "games": games} for s, w in wins.items()},
+    }
 
 
 @pytest.mark.one_backend
@@ -170,13 +239,18 @@ def test_rllib_scaling_medians_pooled_win_rates_and_the_table(monkeypatch) -> No
     rs = _rllib_scaling(monkeypatch)
     from agents.tournament import wilson
 
-    rllib_runs = [_run(1000, {"random": 0.9, "greedy": 0.5}), _run(3000, {"random": 0.7, "greedy": 0.6}, sample=3.0),
-                  _run(2000, {"random": 0.8, "greedy": 0.4}, sample=2.0)]
+    rllib_runs = [
+        _run(1000, {"random": 0.9, "greedy": 0.5}),
+        _run(3000, {"random": 0.7, "greedy": 0.6}, sample=3.0),
+        _run(2000, {"random": 0.8, "greedy": 0.4}, sample=2.0),
+    ]
     agg = rs.aggregate(rllib_runs)
     assert agg["median"]["env_steps_per_second"] == 2000 and agg["median"]["mean_sample_seconds"] == 2.0
     assert agg["final_evaluation"]["random"] == {"win_rate": 0.8, "ci95": list(wilson(240, 300)), "games": 300}
-    results = {"rllib_1": {"label": "RLlib, 1 env runner", **agg},
-               "sb3": {"label": "SB3 MaskablePPO", **rs.aggregate([_run(4000, {"random": 1.0, "greedy": 0.75})])}}
+    results = {
+        "rllib_1": {"label": "RLlib, 1 env runner", **agg},
+        "sb3": {"label": "SB3 MaskablePPO", **rs.aggregate([_run(4000, {"random": 1.0, "greedy": 0.75})])},
+    }
     table = rs.format_table(results).splitlines()
     assert "| configuration | env steps/s | ÷ SB3 |" in table[0] and "win vs greedy [95% CI]" in table[0]
     assert table[2].startswith("| RLlib, 1 env runner | 2,000 | 0.50x | 0.5 | 30.0 | 2.00 | 0.50 | 80.0% [")
@@ -190,9 +264,25 @@ def test_rllib_scaling_reads_a_real_run(monkeypatch, tmp_path: Path) -> None:
     """One tiny SB3 run through the benchmark's subprocess and summary reading (no RLlib: it would
     start Ray; tests/test_rllib.py checks that backend's summary)."""
     rs = _rllib_scaling(monkeypatch)
-    options = ["--backend", "sb3", "--timesteps", "256", "--num-envs", "16", "--batch-size", "64", "--net-arch",
-               "16", "--eval-games", "2", "--final-eval-games", "4", "--eval-every", str(rs.NO_INTERMEDIATE_EVAL),
-               "--no-progress"]
+    options = [
+        "--backend",
+        "sb3",
+        "--timesteps",
+        "256",
+        "--num-envs",
+        "16",
+        "--batch-size",
+        "64",
+        "--net-arch",
+        "16",
+        "--eval-games",
+        "2",
+        "--final-eval-games",
+        "4",
+        "--eval-every",
+        str(rs.NO_INTERMEDIATE_EVAL),
+        "--no-progress",
+    ]
     summary, seconds = rs.run_train(options, tmp_path, "tiny")
     m = rs.measurement(summary, seconds)
     assert m["timesteps"] == 256 and m["env_steps_per_second"] > 0 and m["process_seconds"] > m["train_seconds"]
@@ -214,9 +304,14 @@ def test_rllib_scaling_main_with_the_runs_made_up(capsys, monkeypatch, tmp_path:
     def fake_run(options, out, name):
         calls.append(name)
         speed = 4000.0 if "sb3" in options else 1000.0 * (1 + int(options[options.index("--num-env-runners") + 1]))
-        summary = {"env_steps_per_second": speed, "timesteps": 1024, "train_seconds": 1024 / speed,
-                   "wall_seconds": 5.0, "iterations": {"mean_sample_seconds": 0.1, "mean_learn_seconds": 0.2},
-                   "final_evaluation": {"random": {"win_rate": 0.5, "ci95": [0.2, 0.8], "games": 10}}}
+        summary = {
+            "env_steps_per_second": speed,
+            "timesteps": 1024,
+            "train_seconds": 1024 / speed,
+            "wall_seconds": 5.0,
+            "iterations": {"mean_sample_seconds": 0.1, "mean_learn_seconds": 0.2},
+            "final_evaluation": {"random": {"win_rate": 0.5, "ci95": [0.2, 0.8], "games": 10}},
+        }
         return summary, 6.0
 
     monkeypatch.setattr(rs, "run_train", fake_run)

@@ -22,8 +22,9 @@ def tiny_model():
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     env = LearnerVecEnv(num_envs=8, num_players=3, opponents="random", seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [32, 32]}, seed=0,
-                        device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=16, batch_size=64, policy_kwargs={"net_arch": [32, 32]}, seed=0, device="cpu"
+    )
     model.learn(128)
     return model
 
@@ -106,8 +107,9 @@ def test_the_shipped_bot_beats_greedy_in_the_tournament() -> None:
     would be a broken file, not bad luck: that has a chance under 1e-6 at 90%)."""
     from agents.tournament import play_games, summarise
 
-    table = summarise(play_games([make_agent("bot"), make_agent("greedy", seed=1)], 2, 100, seed=123,
-                                 names=["bot", "greedy"]))
+    table = summarise(
+        play_games([make_agent("bot"), make_agent("greedy", seed=1)], 2, 100, seed=123, names=["bot", "greedy"])
+    )
     assert table["agents"]["bot"]["win_rate"] >= 0.75, table["agents"]["bot"]
 
 
@@ -131,15 +133,17 @@ def test_the_shipped_bot_plays_every_table_size_without_torch(tmp_path: Path) ->
     import subprocess
     import sys
 
-    code = ("import sys; sys.modules['torch'] = None\n"
-            "import numpy as np\nfrom agents import make_agent\nfrom aos_env import core\n"
-            "bot = make_agent('bot')\n"
-            "for P in (2, 3, 4):\n"
-            "    s = core.init(16, P, seed=P)\n"
-            "    for _ in range(200):\n"
-            "        a = bot.act(core.observe(s, s.current_player), s.legal_action_mask)\n"
-            "        core.step(s, a)\n"
-            "print('ok')\n")
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import numpy as np\nfrom agents import make_agent\nfrom aos_env import core\n"
+        "bot = make_agent('bot')\n"
+        "for P in (2, 3, 4):\n"
+        "    s = core.init(16, P, seed=P)\n"
+        "    for _ in range(200):\n"
+        "        a = bot.act(core.observe(s, s.current_player), s.legal_action_mask)\n"
+        "        core.step(s, a)\n"
+        "print('ok')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
 
@@ -199,12 +203,12 @@ def test_to_version_2_drops_the_new_decisions_and_shows_a_homunculus_flip_as_res
     assert old.shape == (obs.shape[0], obs_dim_of_version(2)) == (obs.shape[0], 601)
     start, n2 = G["phase"].start, 23  # version 2's phase one-hot: COMMAND .. GAME_OVER
     np.testing.assert_array_equal(old[:, :start], obs[:, :start])
-    np.testing.assert_array_equal(old[:, start + n2:], obs[:, G["phase"].stop:])
+    np.testing.assert_array_equal(old[:, start + n2 :], obs[:, G["phase"].stop :])
     research = OBS_PHASES.index(Phase.RESEARCH_FLIP)
-    want = obs[:, start:start + n2].copy()
+    want = obs[:, start : start + n2].copy()
     want[:, research] += obs[:, start + OBS_PHASES.index(Phase.HOMUNCULUS_FLIP)]
-    np.testing.assert_array_equal(old[:, start:start + n2], want)
-    assert (old[:, start:start + n2].sum(1) <= 1).all(), "still a one-hot (zero at Nightmare's question)"
+    np.testing.assert_array_equal(old[:, start : start + n2], want)
+    assert (old[:, start : start + n2].sum(1) <= 1).all(), "still a one-hot (zero at Nightmare's question)"
     np.testing.assert_array_equal(to_version(obs, core.OBS_VERSION), obs)
     with pytest.raises(ValueError, match="version must be one of"):
         to_version(obs, 1)
@@ -252,20 +256,33 @@ def test_a_version_2_bot_at_the_new_decisions() -> None:
     YES to Nightmare's question."""
     from helpers import play, position
 
-    s = position(2, players=[
-        {"hand": ["Fairy", "Angel"], "head": "Fairy", "mana": ["Unicorn"], "stones": ["Imp", "Imp"],
-         "spirits": ["Homunculus"] * 2},
-        {"hand": ["Golem", "Seraph"], "head": "Golem"},
-    ], deck=["Pegasus"] * 2)
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Fairy", "Angel"],
+                "head": "Fairy",
+                "mana": ["Unicorn"],
+                "stones": ["Imp", "Imp"],
+                "spirits": ["Homunculus"] * 2,
+            },
+            {"hand": ["Golem", "Seraph"], "head": "Golem"},
+        ],
+        deck=["Pegasus"] * 2,
+    )
     s = play(s, "Fairy", "ACT", "MANA_GREEN")
     assert core.Phase(int(s.phase[0])) == Phase.HOMUNCULUS_FLIP and s.legal_action_mask[0, core.NO]
     bot = make_agent("bot-v2")
     a = bot.act(core.observe(s, s.current_player), s.legal_action_mask)
     assert core.MANA_BLACK <= int(a[0]) <= core.MANA_BLUE and s.legal_action_mask[0, a[0]]
-    s = position(2, players=[
-        {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
-        {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
-    ], deck=["Titania"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Nightmare", "Belial", "Imp"], "head": "Succubus", "mana": ["Imp"]},
+            {"hand": ["Salamander"] * 4 + ["Ifrit"] * 4, "head": "Angel"},
+        ],
+        deck=["Titania"] * 2,
+    )
     s = play(s, "Belial", "Nightmare")
     assert core.Phase(int(s.phase[0])) == Phase.NIGHTMARE
     assert int(bot.act(core.observe(s, s.current_player), s.legal_action_mask)[0]) == core.YES
@@ -291,8 +308,9 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     env = LearnerVecEnv(num_envs=4, num_players=2, opponents="random", seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [256, 256]}, seed=0,
-                        device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=8, batch_size=16, policy_kwargs={"net_arch": [256, 256]}, seed=0, device="cpu"
+    )
     meta = warm_start(model.policy, SHIPPED_V2[2])
     assert meta["obs_version"] == 2
     bot = make_agent("bot-v2")
@@ -311,7 +329,8 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
 # ---- a bot file for another table size (python -m agents.export BOT.npz OUT.npz --players P) ------
 
 from agents.bot import read_bot_file  # noqa: E402
-from agents.export import main as export_main, retarget  # noqa: E402
+from agents.export import main as export_main  # noqa: E402
+from agents.export import retarget
 from aos_env.base.checks import ArgumentError  # noqa: E402
 
 
@@ -353,8 +372,10 @@ def test_the_export_command_on_a_bot_file(tmp_path: Path, capsys) -> None:
     out = tmp_path / "b.npz"
     assert export_main([str(SHIPPED[2]), str(out), "--players", "4", "--note", "why"]) == 0
     assert read_bot_file(out, "out")[0]["info"]["note"] == "why"
-    for argv, words in (([str(SHIPPED[2]), str(out), "--players", "3"], "--overwrite"),
-                        ([str(SHIPPED[2]), str(tmp_path / "c.npz")], "--players: required")):
+    for argv, words in (
+        ([str(SHIPPED[2]), str(out), "--players", "3"], "--overwrite"),
+        ([str(SHIPPED[2]), str(tmp_path / "c.npz")], "--players: required"),
+    ):
         with pytest.raises(SystemExit) as stop:
             export_main(argv)
         assert stop.value.code == 2 and words in capsys.readouterr().err

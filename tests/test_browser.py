@@ -24,13 +24,21 @@ import pytest
 
 import aos_env
 from aos_env import core
-from aos_env.view.replay import load_replay, to_html
 from aos_env.apps.web import Session, serve
+from aos_env.view.replay import load_replay, to_html
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +56,12 @@ def browser(tmp_path_factory):
         pytest.skip(f"needs {missing}")
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")), executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-            headless=True, viewport={"width": 1400, "height": 1000})
+            str(tmp_path_factory.mktemp("chromium-profile")),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1400, "height": 1000},
+        )
         yield context
         context.close()
 
@@ -107,8 +119,12 @@ def test_html_replay_steps_through_the_game(browser, tmp_path: Path) -> None:
 def start_play_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "aos_env.apps.play", "--web", "--port", "0", "--replays", str(tmp_path), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         line = proc.stdout.readline()
@@ -123,8 +139,7 @@ def start_play_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str
 
 def test_play_page_whole_game_against_the_trained_bot(browser, tmp_path: Path) -> None:
     """Issue 16's acceptance: a whole game in the browser against the shipped trained bot."""
-    proc, url = start_play_server(tmp_path, "--opponents", "bot", "--seed", "11", "--max-turns", "8",
-                                  "--delay", "0")
+    proc, url = start_play_server(tmp_path, "--opponents", "bot", "--seed", "11", "--max-turns", "8", "--delay", "0")
     try:
         page = browser.new_page()
         page.goto(url)
@@ -136,8 +151,10 @@ def test_play_page_whole_game_against_the_trained_bot(browser, tmp_path: Path) -
             page.locator("#actions button.action:enabled").first.click()
             clicks += 1
         assert page.locator("#result").is_visible() and clicks > 0
-        shown = {row.get_attribute("data-player"): int(row.locator("td.score").text_content())
-                 for row in page.locator("#scores tr").all()}
+        shown = {
+            row.get_attribute("data-player"): int(row.locator("td.score").text_content())
+            for row in page.locator("#scores tr").all()
+        }
         files = list(tmp_path.glob("game-*-seed11.json"))
         assert len(files) == 1
         replay = load_replay(files[0])
@@ -173,8 +190,15 @@ def api(tmp_path: Path):
     """The play server in a thread (the same code as --web), with a random bot."""
     from agents import make_agent
 
-    session = Session(2, 0, lambda seed: {1: ("random", make_agent("random", seed=seed))}, max_turns=10,
-                      replays=tmp_path, seed=4, delay=0)
+    session = Session(
+        2,
+        0,
+        lambda seed: {1: ("random", make_agent("random", seed=seed))},
+        max_turns=10,
+        replays=tmp_path,
+        seed=4,
+        delay=0,
+    )
     started = threading.Event()
     holder = {}
 
@@ -182,8 +206,9 @@ def api(tmp_path: Path):
         holder["server"] = server
         started.set()
 
-    thread = threading.Thread(target=serve, args=(session,), kwargs=dict(port=0, out=io.StringIO(), ready=ready),
-                              daemon=True)
+    thread = threading.Thread(
+        target=serve, args=(session,), kwargs=dict(port=0, out=io.StringIO(), ready=ready), daemon=True
+    )
     thread.start()
     assert started.wait(30)
     server = holder["server"]
@@ -192,8 +217,9 @@ def api(tmp_path: Path):
     def call(path: str, body=None, method: str | None = None, raw: bytes | None = None):
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
         headers = {} if data is None else {"Content-Type": "application/json"}  # the server takes JSON only
-        req = urllib.request.Request(base + path, data=data, headers=headers,
-                                     method=method or ("GET" if data is None else "POST"))
+        req = urllib.request.Request(
+            base + path, data=data, headers=headers, method=method or ("GET" if data is None else "POST")
+        )
         try:
             with urllib.request.urlopen(req, timeout=30) as r:
                 return r.status, json.loads(r.read())
@@ -232,13 +258,16 @@ def test_play_api_errors(api) -> None:
     assert len(list(session.replays.glob("game-*-seed4.json"))) == 1, "the unfinished game's replay was kept"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--seat", "2"], "--seat: must be an int 0..1 with --players 2, got 2"),
-    (["--opponents", ","], "--opponents: needs at least one bot spec"),
-    (["--opponents", "chess_engine"], "--opponents: unknown agent 'chess_engine'"),
-    (["--port", "70000"], "--port: must be an int 0..65535"),
-    (["--delay", "-1"], "--delay: must be"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seat", "2"], "--seat: must be an int 0..1 with --players 2, got 2"),
+        (["--opponents", ","], "--opponents: needs at least one bot spec"),
+        (["--opponents", "chess_engine"], "--opponents: unknown agent 'chess_engine'"),
+        (["--port", "70000"], "--port: must be an int 0..65535"),
+        (["--delay", "-1"], "--delay: must be"),
+    ],
+)
 def test_play_cli_option_errors(args: list[str], message: str, capsys) -> None:
     from aos_env.apps.play import main as play_main
 

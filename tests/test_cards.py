@@ -7,13 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import play, zone
 
 from aos_env import cards as C
 from aos_env import core
 from aos_env.core.cards import CardDataError, load_cards
 from aos_env.tools.positions import position
-
-from helpers import play, zone
 
 SHIPPED = Path(C.DEFAULT_CARD_FILE).read_text(encoding="utf-8")
 
@@ -55,9 +54,9 @@ def _write(tmp_path: Path, text: str) -> Path:
         ('cost = "K*"', 'cost = "KX"', r"AS001.*'cost'.*'X'"),
         ('points = 1\ntiming = "action:conquest"', 'timing = "action:conquest"', r"AS001.*'points'.*missing"),
         ("copies = 4", "copies = 3", r"'copies'.*109.*110"),
-        ('effect = { vp = 1 }', 'effect = { special = "dragon" }', r"AS001.*'effect'.*dragon"),
-        ('effect = { vp = 1 }', 'effect = { flips = 1 }', r"AS001.*'effect'.*research"),
-        ('icons = { axe = 1 }', 'icons = { horn = 1 }', r"AS001.*'icons'.*horn"),
+        ("effect = { vp = 1 }", 'effect = { special = "dragon" }', r"AS001.*'effect'.*dragon"),
+        ("effect = { vp = 1 }", "effect = { flips = 1 }", r"AS001.*'effect'.*research"),
+        ("icons = { axe = 1 }", "icons = { horn = 1 }", r"AS001.*'icons'.*horn"),
         ('timing = "action:conquest"', 'timing = "action:dance"', r"AS001.*'timing'.*dance"),
     ],
 )

@@ -38,6 +38,7 @@ def _ours(name: str = "f"):
 def _theirs():
     def g():
         pass
+
     return types.SimpleNamespace(py_func=g, _cache=object())
 
 
@@ -101,8 +102,7 @@ def _first_use(cache: str, **env: str) -> subprocess.CompletedProcess:
     for name in ("AOS_BACKEND", _numba.QUIET_ENV):
         full.pop(name, None)
     code = "from aos_env import core; core.init(1, 2, seed=0, backend='numba')"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, cwd=ROOT,
-                          timeout=900)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, cwd=ROOT, timeout=900)
     assert proc.returncode == 0, proc.stderr
     return proc
 

@@ -31,8 +31,8 @@ import pytest
 
 from agents import GreedyAgent, act_on_state
 from aos_env import core
-from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core import Phase, nb_engine
+from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core.constants import PEGASUS_FAITH
 from aos_env.core.state import STAT_SPECIAL
 
@@ -116,18 +116,30 @@ class Coverage:
         return sum(self.phases[p] for p in RARE[name])
 
     def add(self, other: Coverage) -> None:
-        for name in ("game_steps", "games", "terminated", "truncated", "ties", "past_limit", "declared_yes", "inquisitions",
-                     "empty_givers", "resets_mid_game"):
+        for name in (
+            "game_steps",
+            "games",
+            "terminated",
+            "truncated",
+            "ties",
+            "past_limit",
+            "declared_yes",
+            "inquisitions",
+            "empty_givers",
+            "resets_mid_game",
+        ):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.phases.update(other.phases)
 
     def summary(self) -> str:
         rare = ", ".join(f"{name} {self.rare(name)}" for name in RARE)
-        return (f"{self.games} games, {self.game_steps} game-steps; ended: {self.terminated} terminated "
-                f"({self.ties} with a tied top score, {self.past_limit} past the turn limit), {self.truncated} "
-                f"truncated; decisions reached: {rare}; "
-                f"declared YES {self.declared_yes}; games with an Inquisition {self.inquisitions} ({self.empty_givers} "
-                f"with an empty-handed giver); mid-game resets {self.resets_mid_game}")
+        return (
+            f"{self.games} games, {self.game_steps} game-steps; ended: {self.terminated} terminated "
+            f"({self.ties} with a tied top score, {self.past_limit} past the turn limit), {self.truncated} "
+            f"truncated; decisions reached: {rare}; "
+            f"declared YES {self.declared_yes}; games with an Inquisition {self.inquisitions} ({self.empty_givers} "
+            f"with an empty-handed giver); mid-game resets {self.resets_mid_game}"
+        )
 
 
 #: Totals over the cases run in this module, printed at its end (pytest -s).
@@ -186,8 +198,15 @@ class Pair:
     """The same batch of games on both engines: ``ref`` (numpy) and ``fast`` (numba). The batch
     is made of groups (positions of one kind, one policy), whose coverage is counted apart."""
 
-    def __init__(self, label: str, groups: list[Group], num_players: int, seed: int,
-                 max_turns: int = core.DEFAULT_MAX_TURNS, one_game_kernel: bool = False) -> None:
+    def __init__(
+        self,
+        label: str,
+        groups: list[Group],
+        num_players: int,
+        seed: int,
+        max_turns: int = core.DEFAULT_MAX_TURNS,
+        one_game_kernel: bool = False,
+    ) -> None:
         B = sum(gr.games for gr in groups)
         self.label, self.P, self.B, self.groups = label, num_players, B, groups
         self.group_of = np.repeat(np.arange(len(groups)), [gr.games for gr in groups])
@@ -261,12 +280,22 @@ class Pair:
         if bad.size:
             raise AssertionError(self._report(when, "core.final_scores", bad, a, b, games))
 
-    def _report(self, when: str, what: str, bad: np.ndarray, a: np.ndarray, b: np.ndarray,
-                games: np.ndarray | None = None, names: list[str] | None = None) -> str:
+    def _report(
+        self,
+        when: str,
+        what: str,
+        bad: np.ndarray,
+        a: np.ndarray,
+        b: np.ndarray,
+        games: np.ndarray | None = None,
+        names: list[str] | None = None,
+    ) -> str:
         """Words for a mismatch: rows ``bad`` of a and b (rows of games ``games``, default all)."""
         at = bad if games is None else np.asarray(games)[bad]
-        head = (f"numpy and numba engines disagree on {what} after {when} in {self.where}; "
-                f"{bad.size} game(s) differ: {at[:10].tolist()}")
+        head = (
+            f"numpy and numba engines disagree on {what} after {when} in {self.where}; "
+            f"{bad.size} game(s) differ: {at[:10].tolist()}"
+        )
         lines = [head]
         if a.dtype != b.dtype or a.shape != b.shape:
             lines.append(f"  numpy: {a.dtype} {a.shape}, numba: {b.dtype} {b.shape}")
@@ -280,7 +309,8 @@ class Pair:
                 f"{int(self.since[g])} steps since): before the step {_phase_name(self.phase_before[g])}, action "
                 f"{_action_name(int(self.last_action[g]))}; now numpy {_phase_name(self.ref.phase[g])} "
                 f"(player {int(self.ref.current_player[g])}), numba {_phase_name(self.fast.phase[g])} "
-                f"(player {int(self.fast.current_player[g])})")
+                f"(player {int(self.fast.current_player[g])})"
+            )
             x, y = a[row], b[row]
             if x.size <= 8:
                 lines.append(f"    numpy {x.tolist()}, numba {y.tolist()}")
@@ -289,8 +319,10 @@ class Pair:
             where = np.nonzero((xb != yb).any(1))[0]
             for i in where[:8]:
                 idx = np.unravel_index(i, x.shape)
-                lines.append(f"    at {names[i] if names else _index_label(what, idx)}: numpy {x[idx].item()!r}, "
-                             f"numba {y[idx].item()!r}")
+                lines.append(
+                    f"    at {names[i] if names else _index_label(what, idx)}: numpy {x[idx].item()!r}, "
+                    f"numba {y[idx].item()!r}"
+                )
             if where.size > 8:
                 lines.append(f"    ... and {where.size - 8} more entries")
         return "\n".join(lines)
@@ -404,8 +436,15 @@ def play(pair: Pair, steps: int, seed: int) -> Coverage:
 _ZONES = ("hand", "mana", "stones", "spirits")
 
 
-def deal(s: core.State, rng: np.random.Generator, weights, pile: tuple[int, int], head: float = 0.8,
-         faith: tuple[int, int] = (0, 10), vp: tuple[int, int] = (0, 19)) -> None:
+def deal(
+    s: core.State,
+    rng: np.random.Generator,
+    weights,
+    pile: tuple[int, int],
+    head: float = 0.8,
+    faith: tuple[int, int] = (0, 10),
+    vp: tuple[int, int] = (0, 19),
+) -> None:
     """Random positions at the start of a turn: the deck and the discard pile hold ``pile``
     (lo, hi) cards each, every other card goes to a player's hand, mana row, stones or spirits
     in random shares (Dirichlet ``weights`` per zone, in _ZONES order); a random mana card is the
@@ -523,9 +562,12 @@ def inquisition_likely(s: core.State, rng: np.random.Generator) -> None:
 
 
 #: Kinds with an ability that changes the rules or a bonus, for the "abilities" positions.
-_ABILITY_KINDS = np.array(sorted(
-    {int(k) for v in CARDS.special.values() for k in np.nonzero(v)[0]}
-    | {CARDS.kind(n) for n in ("Succubus", "Ifrit", "Phoenix", "Angel", "Homunculus", "Dryad", "Fairy", "Undine")}))
+_ABILITY_KINDS = np.array(
+    sorted(
+        {int(k) for v in CARDS.special.values() for k in np.nonzero(v)[0]}
+        | {CARDS.kind(n) for n in ("Succubus", "Ifrit", "Phoenix", "Angel", "Homunculus", "Dryad", "Fairy", "Undine")}
+    )
+)
 
 
 def abilities(s: core.State, rng: np.random.Generator) -> None:
@@ -593,8 +635,17 @@ def test_random_and_greedy_play_agree(num_players: int) -> None:
 
 #: Groups of positions, one per rare path: (position, chance to declare at DECLARE, coverage
 #: minimums per 32 games: a RARE name, a decision phase, or a Coverage field).
-_OPTIONAL_ABILITIES = {p: 10 for p in (Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD, Phase.ASMODAI, Phase.BALDANDERS,
-                                       Phase.BELIAL, Phase.HOMUNCULUS_FLIP)}
+_OPTIONAL_ABILITIES = {
+    p: 10
+    for p in (
+        Phase.LEPRECHAUN,
+        Phase.LEPRECHAUN_DISCARD,
+        Phase.ASMODAI,
+        Phase.BALDANDERS,
+        Phase.BELIAL,
+        Phase.HOMUNCULUS_FLIP,
+    )
+}
 RARE_GROUPS = {
     "shortage": (crowded, 0.25, {"shortage": 60}),
     "nightmare": (nightmare_heavy, 0.3, {"nightmare": 40, Phase.NIGHTMARE: 10}),
@@ -622,8 +673,9 @@ def test_rare_paths_agree(num_players: int) -> None:
                 got = cov.phases[what]
             else:  # (per group of 32 games)
                 got = cov.rare(what) if what in RARE else getattr(cov, what)
-            assert got >= least, f"{name}: {getattr(what, 'name', what)} came up {got} times, fewer than {least}: " \
-                                 f"{cov.summary()}"
+            assert got >= least, (
+                f"{name}: {getattr(what, 'name', what)} came up {got} times, fewer than {least}: {cov.summary()}"
+            )
         assert cov.terminated + cov.truncated >= 1.5 * 32, f"{name}: {cov.summary()}"
 
 
@@ -666,8 +718,10 @@ def test_subsets_and_resets_agree(num_players: int) -> None:
         if rng.random() < 0.2:
             g = rng.permutation(B)[: rng.integers(1, B + 1)]
             players = rng.integers(0, num_players, g.size)
-            pairs = {"observe(state, players, games=...)": [core.observe(s, players, games=g) for s in both],
-                     "core.final_scores(state, games=...)": [core.final_scores(s, g) for s in both]}
+            pairs = {
+                "observe(state, players, games=...)": [core.observe(s, players, games=g) for s in both],
+                "core.final_scores(state, games=...)": [core.final_scores(s, g) for s in both],
+            }
             for what, (a, b) in pairs.items():
                 bad = _differing_games(a, b)
                 assert not bad.size, pair._report(f"step {pair.steps}", what, bad, a, b, g)
@@ -681,11 +735,19 @@ def test_one_game_agrees(num_players: int) -> None:
     """A batch of one game: the numpy engine's one-game advance and the compiled one-game
     observation (an int player); new games through core.step, then crowded positions through
     the compiled one-game step kernel (nb_engine.try_step_one)."""
-    cases = [(Group("new", 1, policy=random_policy(0.3)), False),
-             (Group("shortage", 1, crowded, random_policy(0.2)), True)]
+    cases = [
+        (Group("new", 1, policy=random_policy(0.3)), False),
+        (Group("shortage", 1, crowded, random_policy(0.2)), True),
+    ]
     for i, (group, kernel) in enumerate(cases):
-        pair = Pair(f"one-game-{num_players}p-{group.name}", [group], num_players, seed=50_000 + 10 * num_players + i,
-                    max_turns=30, one_game_kernel=kernel)
+        pair = Pair(
+            f"one-game-{num_players}p-{group.name}",
+            [group],
+            num_players,
+            seed=50_000 + 10 * num_players + i,
+            max_turns=30,
+            one_game_kernel=kernel,
+        )
         cov = play(pair, steps=450, seed=num_players + 10 * i)
         assert cov.terminated + cov.truncated >= 3, cov.summary()
 
@@ -721,8 +783,13 @@ def test_bad_actions_raise_and_change_nothing(num_players: int) -> None:
     ``games`` raise ValueError on both engines and leave every field exactly as it was; the
     compiled one-game kernel refuses an illegal action the same way. Between the tries the
     games go on (legal random actions), so the tries meet many phases."""
-    pair = Pair(f"bad-actions-{num_players}p", [Group("new", 12, policy=random_policy(0.3))], num_players,
-                seed=70_000 + num_players, max_turns=60)
+    pair = Pair(
+        f"bad-actions-{num_players}p",
+        [Group("new", 12, policy=random_policy(0.3))],
+        num_players,
+        seed=70_000 + num_players,
+        max_turns=60,
+    )
     B = pair.B
     rng = np.random.default_rng(num_players)
     phases = Counter()
@@ -737,12 +804,21 @@ def test_bad_actions_raise_and_change_nothing(num_players: int) -> None:
         sub = np.append(rng.permutation(np.delete(np.arange(B), b))[:4], b)  # includes game b
         twice = np.append(sub, sub[0])
         bad_calls = [
-            (illegal, None), (out_of_range, None), (illegal[sub], sub),  # illegal
-            (legal[:-1], None), (np.append(legal, 0), None), (legal[:, None], None), (int(legal[0]), None),
+            (illegal, None),
+            (out_of_range, None),
+            (illegal[sub], sub),  # illegal
+            (legal[:-1], None),
+            (np.append(legal, 0), None),
+            (legal[:, None], None),
+            (int(legal[0]), None),
             (legal[sub][:-1], sub),  # shapes
-            (legal.astype(np.float64), None), (legal.astype(bool), None), (legal.astype(str), None),
+            (legal.astype(np.float64), None),
+            (legal.astype(bool), None),
+            (legal.astype(str), None),
             (legal[sub].astype(np.float32), sub),  # dtypes
-            (legal[twice], twice), (legal[sub], np.append(sub[:-1], B)), (legal[sub], sub.astype(float)),  # games
+            (legal[twice], twice),
+            (legal[sub], np.append(sub[:-1], B)),
+            (legal[sub], sub.astype(float)),  # games
         ]
         for actions, games in bad_calls:
             for state in (pair.ref, pair.fast):

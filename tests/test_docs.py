@@ -70,10 +70,54 @@ def test_table_svg_is_generated() -> None:
 def test_rules_md_cites_every_clause() -> None:
     text = (DOCS / "rules.md").read_text(encoding="utf-8")
     spec_ids = [
-        "R1.1", "R1.2", "R1.3", "R1.4", "R1.5", "R2.1", "R2.2", "R2.3", "R2.4", "R2.5", "R3.1.1", "R3.1.2",
-        "R3.1.3", "R3.2.1", "R3.2.2", "R3.3.1", "R3.3.2", "R3.3.3", "R4.1", "R4.2", "R4.3", "R4.4", "R4.5",
-        "R5.1", "R5.2", "R5.3", "R6.1", "R6.2", "R6.3", "R6.4", "R6.5", "R6.6", "R6.7", "R7.1", "R7.2", "R7.3",
-        "R7.4", "R7.5", "R8.1", "R8.2", "R8.3", "R8.4", "R9.1", "R9.2", "R10.1", "R10.2", "R10.3", "R10.4",
+        "R1.1",
+        "R1.2",
+        "R1.3",
+        "R1.4",
+        "R1.5",
+        "R2.1",
+        "R2.2",
+        "R2.3",
+        "R2.4",
+        "R2.5",
+        "R3.1.1",
+        "R3.1.2",
+        "R3.1.3",
+        "R3.2.1",
+        "R3.2.2",
+        "R3.3.1",
+        "R3.3.2",
+        "R3.3.3",
+        "R4.1",
+        "R4.2",
+        "R4.3",
+        "R4.4",
+        "R4.5",
+        "R5.1",
+        "R5.2",
+        "R5.3",
+        "R6.1",
+        "R6.2",
+        "R6.3",
+        "R6.4",
+        "R6.5",
+        "R6.6",
+        "R6.7",
+        "R7.1",
+        "R7.2",
+        "R7.3",
+        "R7.4",
+        "R7.5",
+        "R8.1",
+        "R8.2",
+        "R8.3",
+        "R8.4",
+        "R9.1",
+        "R9.2",
+        "R10.1",
+        "R10.2",
+        "R10.3",
+        "R10.4",
     ]
     missing = [i for i in spec_ids if f"**{i}" not in text]
     assert not missing
@@ -126,8 +170,13 @@ def tracked_files() -> tuple[str, ...]:
     """The repo's files: tracked ones and new ones that are not ignored (``git ls-files``; a walk of
     the folder where git is not available)."""
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                             capture_output=True, check=True, timeout=60)
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )
         files = sorted({f for f in out.stdout.decode().split("\0") if f and (ROOT / f).exists()})
     except (OSError, subprocess.SubprocessError):
         files = []
@@ -440,8 +489,9 @@ def module_names(path: str) -> frozenset[str]:
                 for n in ast.walk(target):
                     if isinstance(n, ast.Name):
                         names.add(n.id)
-            if isinstance(node, ast.Assign) and any(isinstance(x, ast.Name) and x.id == "__all__"
-                                                    for x in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(x, ast.Name) and x.id == "__all__" for x in node.targets
+            ):
                 names.update(ast.literal_eval(node.value))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in node.names)
@@ -482,13 +532,17 @@ def broken_references() -> tuple[list[str], int]:
         for m in link_mentions(t) + path_mentions(t):
             checked += 1
             if not (resolve_link(m, t) if m.rule == "link" else resolve_path(m, t.file)):
-                bad.setdefault((m.where, m.line, m.text),
-                               f"{m.where}:{m.line}: {m.rule} {m.text!r} names no file, folder or heading of the repo")
+                bad.setdefault(
+                    (m.where, m.line, m.text),
+                    f"{m.where}:{m.line}: {m.rule} {m.text!r} names no file, folder or heading of the repo",
+                )
         for m in dotted_mentions(t):
             checked += 1
             if not resolve_dotted(m.text):
-                bad.setdefault((m.where, m.line, m.text),
-                               f"{m.where}:{m.line}: {m.rule} {m.text!r} is not a module of the repo or a name in one")
+                bad.setdefault(
+                    (m.where, m.line, m.text),
+                    f"{m.where}:{m.line}: {m.rule} {m.text!r} is not a module of the repo or a name in one",
+                )
     return list(bad.values()), checked
 
 
@@ -505,8 +559,10 @@ def test_every_reference_names_something_the_repo_has() -> None:
 #: does not mention them itself).
 _SPEC = re.compile(
     r"\b(?:" + "|".join(("INTER" + "FACE", "RU" + "LES", "CA" + "RDS", "ST" + "YLE")) + r")\.md\b"
-    r"|\bRU" r"LES R\d"  # clauses cited by the spec's name ("RULES R9") rather than by docs/rules.md
-    r"|(?:\.\./|/work/)sha" r"red\b"
+    r"|\bRU"
+    r"LES R\d"  # clauses cited by the spec's name ("RULES R9") rather than by docs/rules.md
+    r"|(?:\.\./|/work/)sha"
+    r"red\b"
 )
 
 
@@ -514,8 +570,9 @@ def test_nothing_names_the_original_specification() -> None:
     hits = []
     for t in texts():
         for m in _SPEC.finditer(t.text):
-            hits.append(f"{t.where}:{_line(t, m.start())}: {m.group(0)!r} (cite docs/api.md, docs/rules.md or "
-                        "docs/cards.md)")
+            hits.append(
+                f"{t.where}:{_line(t, m.start())}: {m.group(0)!r} (cite docs/api.md, docs/rules.md or docs/cards.md)"
+            )
     assert not hits, "\n".join(hits)
 
 
@@ -525,33 +582,49 @@ def test_nothing_names_the_original_specification() -> None:
 def _scan(text: str, file: str = "docs/page.md", kind: str = MARKDOWN) -> list[str]:
     """What the rules find broken in ``text``, as if it were ``file``."""
     t = Text(file, file, 1, text, kind)
-    bad = [m.text for m in link_mentions(t) + path_mentions(t)
-           if not (resolve_link(m, t) if m.rule == "link" else resolve_path(m, file))]
+    bad = [
+        m.text
+        for m in link_mentions(t) + path_mentions(t)
+        if not (resolve_link(m, t) if m.rule == "link" else resolve_path(m, file))
+    ]
     return list(dict.fromkeys(bad + [m.text for m in dotted_mentions(t) if not resolve_dotted(m.text)]))
 
 
 def test_scanner_finds_broken_references() -> None:
-    text = "\n".join([
-        "See [the rules](rules.md), [missing](nowhere.md) and ![a picture](gone.png).",
-        "[R6](rules.md#r6-the-seven-actions) but not [R99](rules.md#r99-nothing) or [here](#no-such-heading).",
-        "The engine: `aos_env/core/np_engine/abilities.py`, not `aos_env/core/payment.py` or turn.py.",
-        "Also `aos_env/core/nb_engine/` but not `aos_env/engines/`; and `gone.md`.",
-        "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluate`, `core.OBS_DIM`,",
-        "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.tournament.no_such_function`.",
-    ])
+    text = "\n".join(
+        [
+            "See [the rules](rules.md), [missing](nowhere.md) and ![a picture](gone.png).",
+            "[R6](rules.md#r6-the-seven-actions) but not [R99](rules.md#r99-nothing) or [here](#no-such-heading).",
+            "The engine: `aos_env/core/np_engine/abilities.py`, not `aos_env/core/payment.py` or turn.py.",
+            "Also `aos_env/core/nb_engine/` but not `aos_env/engines/`; and `gone.md`.",
+            "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluate`, `core.OBS_DIM`,",
+            "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.tournament.no_such_function`.",
+        ]
+    )
     assert _scan(text) == [
-        "nowhere.md", "gone.png", "rules.md#r99-nothing", "#no-such-heading", "aos_env/core/payment.py",
-        "aos_env/engines/", "gone.md", "aos_env.nothing", "core.NO_SUCH_NAME", "agents.tournament.no_such_function",
+        "nowhere.md",
+        "gone.png",
+        "rules.md#r99-nothing",
+        "#no-such-heading",
+        "aos_env/core/payment.py",
+        "aos_env/engines/",
+        "gone.md",
+        "aos_env.nothing",
+        "core.NO_SUCH_NAME",
+        "agents.tournament.no_such_function",
     ]
 
 
-@pytest.mark.parametrize("text", [
-    "[PettingZoo](https://pettingzoo.farama.org/docs/missing.md) and https://github.com/x/y/blob/main/docs/x.md",
-    "# A page\n\n[top](#a-page), `runs/<name>/model.zip`, `runs/default/model.zip`, `agents/data/bot_{p}p.npz`",
-    "written to `benchmarks/results/results.json`; `replays/game_00000.json`; `aos_env/AgeOfSummoners-v1`",
-    "```python\nx = a[0](seed=3)\n```\nand `f[k](seed=4)`",
-    "`train.py`, `tests/helpers.py`, [the README](../README.md), README.md, `aos_env.__file__`",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[PettingZoo](https://pettingzoo.farama.org/docs/missing.md) and https://github.com/x/y/blob/main/docs/x.md",
+        "# A page\n\n[top](#a-page), `runs/<name>/model.zip`, `runs/default/model.zip`, `agents/data/bot_{p}p.npz`",
+        "written to `benchmarks/results/results.json`; `replays/game_00000.json`; `aos_env/AgeOfSummoners-v1`",
+        "```python\nx = a[0](seed=3)\n```\nand `f[k](seed=4)`",
+        "`train.py`, `tests/helpers.py`, [the README](../README.md), README.md, `aos_env.__file__`",
+    ],
+)
 def test_scanner_leaves_out_what_is_not_a_missing_reference(text: str) -> None:
     assert _scan(text) == []
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import action_id
 
 from aos_env import core
 from aos_env.core import Phase
 from aos_env.tools.positions import position
-
-from helpers import action_id
 
 
 def arrays(state: core.State) -> dict[str, np.ndarray]:

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import check_invariants, random_actions
 
 from aos_env import core
-
-from helpers import check_invariants, random_actions
 
 
 @pytest.mark.parametrize("players,batch", [(2, 256), (3, 200), (4, 160)])  # ~135,000 decisions in all

@@ -16,13 +16,13 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
+from test_gym_env import doc_code
 
 import aos_env
 from agents import GreedyAgent, act_on_state, make_agent
 from aos_env import core
 from aos_env.base.checks import ArgumentError
 from aos_env.envs.gym import AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
-from test_gym_env import doc_code
 
 ID = aos_env.GYM_ENV_ID
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,8 +78,12 @@ def mp4s(folder: Path) -> list[Path]:
 @pytest.mark.one_backend
 def test_record_video_writes_an_mp4_from_the_single_env(tmp_path) -> None:
     folder = tmp_path / "videos"
-    env = gymnasium.wrappers.RecordVideo(gymnasium.make(ID, render_mode="rgb_array", max_turns=4), str(folder),
-                                         episode_trigger=lambda episode: True, disable_logger=True)
+    env = gymnasium.wrappers.RecordVideo(
+        gymnasium.make(ID, render_mode="rgb_array", max_turns=4),
+        str(folder),
+        episode_trigger=lambda episode: True,
+        disable_logger=True,
+    )
     play_single(env, np.random.default_rng(0))
     env.close()
     (video,) = mp4s(folder)
@@ -117,8 +121,10 @@ def test_random_play_stays_within_the_bounds(players: int) -> None:
     """Every seat's observation of every game, at every decision and at the end, within the bounds
     (both engines: the conftest runs this on each)."""
     rng = np.random.default_rng(players)
-    for max_turns, policy in ((40, never_declare), (core.DEFAULT_MAX_TURNS, lambda s, r: legal_actions(
-            s.legal_action_mask, r))):
+    for max_turns, policy in (
+        (40, never_declare),
+        (core.DEFAULT_MAX_TURNS, lambda s, r: legal_actions(s.legal_action_mask, r)),
+    ):
         low, high = core.observation_bounds(None, max_turns)
         assert np.isfinite(high).all() and (high > 0).all()
         state = core.init(48, players, seed=100 * players + max_turns, max_turns=max_turns)
@@ -145,8 +151,11 @@ def test_the_spaces_use_the_bounds_of_their_turn_limit() -> None:
         single = AgeOfSummonersEnv(max_turns=max_turns)
         vector = AgeOfSummonersVectorEnv(num_envs=2, max_turns=max_turns)
         aec = aos_env.raw_env(max_turns=max_turns)
-        for box in (single.observation_space, vector.single_observation_space,
-                    aec.observation_space("player_0")["observation"]):
+        for box in (
+            single.observation_space,
+            vector.single_observation_space,
+            aec.observation_space("player_0")["observation"],
+        ):
             np.testing.assert_array_equal(box.high, high)
             assert np.isfinite(box.low).all() and box.dtype == np.float32
         assert np.isfinite(aec.state_space.high).all()
@@ -171,15 +180,17 @@ def test_gymnasium_check_env_has_no_warning_of_infinite_bounds() -> None:
 @pytest.mark.one_backend
 def test_rescale_and_dtype_wrappers_work() -> None:
     env = gymnasium.make(ID, opponents="greedy")
-    rescaled = gymnasium.wrappers.RescaleObservation(gymnasium.make(ID, opponents="greedy"),
-                                                     np.float32(-1.0), np.float32(1.0))
+    rescaled = gymnasium.wrappers.RescaleObservation(
+        gymnasium.make(ID, opponents="greedy"), np.float32(-1.0), np.float32(1.0)
+    )
     obs, _ = env.reset(seed=3)
     scaled, _ = rescaled.reset(seed=3)
     assert scaled.shape == obs.shape and (-1 <= scaled).all() and (scaled <= 1).all()
     box = env.observation_space
     np.testing.assert_allclose((scaled + 1) / 2 * (box.high - box.low) + box.low, obs, rtol=1e-4, atol=1e-4)
-    envs = gymnasium.wrappers.vector.RescaleObservation(gymnasium.make_vec(ID, num_envs=3), np.float32(-1.0),
-                                                        np.float32(1.0))
+    envs = gymnasium.wrappers.vector.RescaleObservation(
+        gymnasium.make_vec(ID, num_envs=3), np.float32(-1.0), np.float32(1.0)
+    )
     batch, _ = envs.reset(seed=0)
     assert batch.shape == (3, core.OBS_DIM) and (np.abs(batch) <= 1).all()
     with warnings.catch_warnings():
@@ -236,8 +247,7 @@ def test_one_seed_deals_the_same_games_in_every_env_and_mode() -> None:
         envs = gymnasium.make_vec(ID, num_envs=GAMES, **extra, **kwargs)
         try:
             obs, _ = envs.reset(seed=SEED)
-            learners = (envs.get_attr("learner") if mode in ("sync", "async")
-                        else [envs.unwrapped.learner] * GAMES)
+            learners = envs.get_attr("learner") if mode in ("sync", "async") else [envs.unwrapped.learner] * GAMES
             for i, (first_obs, state, seat) in enumerate(singles):
                 np.testing.assert_array_equal(obs[i], first_obs, err_msg=f"mode {mode}, game {i}")
                 learner = learners[i]
@@ -301,13 +311,20 @@ def test_torch_to_bot_writes_a_bot_that_plays_as_the_module(tmp_path, activation
     path = torch_to_bot(policy, tmp_path / "mine.npz", num_players=3, value=value, info={"run": "test"})
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(str(data["meta"]))
-        assert sorted(data.files) == ["meta"] + sorted(f"{n}_{wb}{i}" for n, k in (("pi", 3), ("vf", 2))
-                                                       for wb in "wb" for i in range(k))
+        assert sorted(data.files) == ["meta"] + sorted(
+            f"{n}_{wb}{i}" for n, k in (("pi", 3), ("vf", 2)) for wb in "wb" for i in range(k)
+        )
         assert data["pi_w0"].shape == (core.OBS_DIM, 32) and data["pi_w0"].dtype == np.float32
         assert data["pi_b2"].shape == (core.NUM_ACTIONS,)
-    assert meta == {"format": "aos-bot", "format_version": 1, "obs_version": core.OBS_VERSION,
-                    "obs_dim": core.OBS_DIM, "num_players": 3, "activation": activation.lower(),
-                    "info": {"run": "test"}}
+    assert meta == {
+        "format": "aos-bot",
+        "format_version": 1,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": 3,
+        "activation": activation.lower(),
+        "info": {"run": "test"},
+    }
     assert [p.name for p in tmp_path.iterdir()] == ["mine.npz"]  # no temporary file left
     net = BotNet(path)
     x = np.random.default_rng(0).random((6, core.OBS_DIM), dtype=np.float32)
@@ -337,13 +354,22 @@ def test_torch_to_bot_refuses_what_the_format_cannot_hold(tmp_path) -> None:
     good = torch_mlp(core.OBS_DIM, 8, core.NUM_ACTIONS)
     cases = [
         (nn.Linear(core.OBS_DIM, core.NUM_ACTIONS), {}, r"^module must be a torch nn.Sequential"),
-        (nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Dropout(), nn.Linear(8, 44)), {},
-         r"^module\[1\] must be an activation \(Tanh or ReLU\), got Dropout"),
+        (
+            nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Dropout(), nn.Linear(8, 44)),
+            {},
+            r"^module\[1\] must be an activation \(Tanh or ReLU\), got Dropout",
+        ),
         (nn.Sequential(nn.Linear(core.OBS_DIM, 44), nn.Softmax(-1)), {}, r"^module\[1\] must be .*Softmax"),
-        (nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Tanh(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 44)), {},
-         r"^module must use one kind of activation, got relu, tanh"),
-        (nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Tanh(), nn.Tanh(), nn.Linear(8, 44)), {},
-         r"^module\[2\] must be a Linear layer, got Tanh"),
+        (
+            nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Tanh(), nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 44)),
+            {},
+            r"^module must use one kind of activation, got relu, tanh",
+        ),
+        (
+            nn.Sequential(nn.Linear(core.OBS_DIM, 8), nn.Tanh(), nn.Tanh(), nn.Linear(8, 44)),
+            {},
+            r"^module\[2\] must be a Linear layer, got Tanh",
+        ),
         (torch_mlp(core.OBS_DIM - 2, 8, 44), {}, r"^module must take the observation \(603 inputs"),
         (torch_mlp(core.OBS_DIM, 8, 43), {}, r"^module must give 44 outputs, got 43"),
         (good, {"value": torch_mlp(core.OBS_DIM, 4, 2)}, r"^value must give 1 output, got 2"),
@@ -379,9 +405,14 @@ def _example_module():
 @pytest.mark.one_backend
 def test_the_cleanrl_example_trains_exports_and_enters_the_leaderboard(tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / "cleanrl_ppo.py"), "--quick",
-                           "--out-dir", str(tmp_path)], capture_output=True, text=True, env=env, timeout=300,
-                          cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "cleanrl_ppo.py"), "--quick", "--out-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr
     assert "iteration 2/2" in done.stdout and "leaderboard updated" in done.stdout
@@ -511,8 +542,10 @@ def test_openspiel_limits_are_as_the_docs_say() -> None:
 
     for game in (pyspiel.load_game("python_age_of_summoners", {"max_turns": 2}), pyspiel.load_game("kuhn_poker")):
         evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(0))
-        bots = [ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(0)),
-                pyspiel.make_uniform_random_bot(1, 0)]
+        bots = [
+            ismcts.ISMCTSBot(game, evaluator, uct_c=2.0, max_simulations=4, random_state=np.random.RandomState(0)),
+            pyspiel.make_uniform_random_bot(1, 0),
+        ]
         with pytest.raises(pyspiel.SpielError, match=r"RestartAt\(state\) not implemented"):
             evaluate_bots.evaluate_bots(game.new_initial_state(), bots, np.random.RandomState(0))
     game = pyspiel.load_game("python_age_of_summoners", {"max_turns": 1})

@@ -148,9 +148,9 @@ def test_numba_dispatch_source_says_what_the_table_says() -> None:
     from aos_env.core.nb_engine import engine
 
     found = _calls_by_phase(engine.DISPATCH_SOURCE)
-    want: dict[str, dict[str, list[str]]] = {f: {} for f in
-                                             ("run_internal", "has_forced_part", "forced_part", "fill_mask",
-                                              "apply_decision")}
+    want: dict[str, dict[str, list[str]]] = {
+        f: {} for f in ("run_internal", "has_forced_part", "forced_part", "fill_mask", "apply_decision")
+    }
     for p, role, m, fn in _handlers():
         call = [f"{m}.{fn}"]
         if role == "run":
@@ -190,11 +190,21 @@ def test_compiled_forced_part_and_internal_flags_follow_the_table() -> None:
 
 def test_the_same_jobs_have_the_same_names_in_both_engines() -> None:
     """Mask functions and helpers that do the same job sit in the same module under one name."""
-    same = {"zones": ["hand_mask", "offer_mask", "give_up_unit", "give_up_units", "choosable_units",
-                      "draw_from_deck", "take_mana", "take_stone"],
-            "abilities": ["cost_reduction", "baldanders_count", "compared_faith", "leprechaun_count"],
-            "summon": ["summon_cost", "summonable", "start_summon", "start_payment"],
-            "choice": ["ordered_choice_mask", "forced_units", "last_unit", "discard_from_hand"]}
+    same = {
+        "zones": [
+            "hand_mask",
+            "offer_mask",
+            "give_up_unit",
+            "give_up_units",
+            "choosable_units",
+            "draw_from_deck",
+            "take_mana",
+            "take_stone",
+        ],
+        "abilities": ["cost_reduction", "baldanders_count", "compared_faith", "leprechaun_count"],
+        "summon": ["summon_cost", "summonable", "start_summon", "start_payment"],
+        "choice": ["ordered_choice_mask", "forced_units", "last_unit", "discard_from_hand"],
+    }
     for module, names in same.items():
         for name in names:
             assert _defines(_np(module), name) and _defines(_nb(module), name), f"{module}.{name}"
@@ -239,8 +249,9 @@ def _raw(state: core.State, b: int, player: int) -> dict[str, np.ndarray]:
     raw = {
         "num_players": _one_hot(3, P - 2),
         "phase": _one_hot(len(core.OBS_PHASES), core.OBS_PHASES.index(ph)),
-        "action": _one_hot(constants.NUM_GAME_ACTIONS,
-                           constants.GAME_ACTION_OF_NUMBER[state.command_number[b]] if played else None),
+        "action": _one_hot(
+            constants.NUM_GAME_ACTIONS, constants.GAME_ACTION_OF_NUMBER[state.command_number[b]] if played else None
+        ),
         "command_number": [state.command_number[b]],
         "head_number": [state.head_number[b] if played else 0],
         "deck_size": [state.deck[b].sum()],
@@ -266,16 +277,25 @@ def _raw(state: core.State, b: int, player: int) -> dict[str, np.ndarray]:
         here = seat < P
         mana, stones = state.mana[b, q], state.stones[b, q]
         seat_raw = {
-            "present": [1], "is_active": [q == state.active_player[b]], "is_current": [q == state.current_player[b]],
-            "is_declarer": [q == state.declarer[b]], "is_first": [q == first], "vp": [state.vp[b, q]],
+            "present": [1],
+            "is_active": [q == state.active_player[b]],
+            "is_current": [q == state.current_player[b]],
+            "is_declarer": [q == state.declarer[b]],
+            "is_first": [q == first],
+            "vp": [state.vp[b, q]],
             "faith": [state.faith[b, q]],
             "compared_faith": [state.faith[b, q] + 2 * state.stats[b, q, STAT_SPECIAL["pegasus"]]],
-            "hand_size": [state.hand[b, q].sum()], "stones": [stones.sum()], "mana_total": [mana.sum() + stones.sum()],
-            "spirit_count": [state.spirits[b, q].sum()], "score": [final[q]],
+            "hand_size": [state.hand[b, q].sum()],
+            "stones": [stones.sum()],
+            "mana_total": [mana.sum() + stones.sum()],
+            "spirit_count": [state.spirits[b, q].sum()],
+            "score": [final[q]],
             "mana_colours": np.bincount(colour, weights=mana, minlength=constants.NUM_COLOURS),
-            "icons": state.stats[b, q, STAT_ICONS], "has_head": [state.head[b, q] >= 0],
+            "icons": state.stats[b, q, STAT_ICONS],
+            "has_head": [state.head[b, q] >= 0],
             "head": _one_hot(K, state.head[b, q] if state.head[b, q] >= 0 else None),
-            "mana": mana, "spirits": state.spirits[b, q],
+            "mana": mana,
+            "spirits": state.spirits[b, q],
         }
         for name, value in seat_raw.items():
             raw[f"seat{seat}.{name}"] = np.asarray(value, dtype=np.float64) * here
@@ -302,8 +322,14 @@ def _sample_states() -> list[core.State]:
                 out.append(state.copy())
             core.step(state, np.argmax(state.legal_action_mask * rng.random(state.legal_action_mask.shape), axis=1))
         out.append(state.copy())
-    declared = position(4, [{"hand": ["Imp", "Angel"], "vp": 31}, {"hand": ["Imp"]}, {"hand": ["Fairy"]}, {}],
-                        active=1, turn=7, declarer=0, num_envs=2)
+    declared = position(
+        4,
+        [{"hand": ["Imp", "Angel"], "vp": 31}, {"hand": ["Imp"]}, {"hand": ["Fairy"]}, {}],
+        active=1,
+        turn=7,
+        declarer=0,
+        num_envs=2,
+    )
     out.append(declared.with_backend("numpy"))
     return out
 
@@ -326,7 +352,8 @@ def test_both_engines_fill_the_observation_with_obs_layouts_scales() -> None:
                     for backend, o in obs.items():
                         assert np.array_equal(o[b, sl], want), (
                             f"{backend}: slot {name} of player {player} in phase {Phase(int(ref.phase[b])).name}: "
-                            f"{o[b, sl].tolist()} != raw {raw[name].tolist()} / its scale")
+                            f"{o[b, sl].tolist()} != raw {raw[name].tolist()} / its scale"
+                        )
                     got = core.obs_value(obs["numba"][b], name, max_turns=ref.max_turns, num_players=P)
                     assert np.array_equal(got, raw[name]), name
                     seen[name] |= bool(raw[name].any())
@@ -345,8 +372,15 @@ def test_one_hots_and_flags_have_scale_one_and_the_game_scaled_slots_are_named()
 def test_the_R6_table_is_the_one_both_engines_read() -> None:
     from aos_env.core.nb_engine import actions
 
-    spec = {3: constants.CONQUEST, 4: constants.RESEARCH, 5: constants.ALCHEMY, 6: constants.PRAYER,
-            7: constants.FESTIVAL, 8: constants.INQUISITION, 9: constants.PILGRIMAGE}
+    spec = {
+        3: constants.CONQUEST,
+        4: constants.RESEARCH,
+        5: constants.ALCHEMY,
+        6: constants.PRAYER,
+        7: constants.FESTIVAL,
+        8: constants.INQUISITION,
+        9: constants.PILGRIMAGE,
+    }
     for n in range(40):
         want = spec[min(max(n, 3), 9)]
         assert constants.game_action_of_number(np.array([n]))[0] == want
@@ -372,7 +406,7 @@ def test_the_R7_4_tie_break_has_one_home() -> None:
             d = max(int(state.declarer[b]), 0)
             want = min(tied, key=lambda p: (p - d - 1) % P)  # nearest the declarer's left (R7.4)
             assert scoring.winner(state.records[b], P) == want
-            assert scores.winners_of(sc[b:b + 1], state.declarer[b:b + 1])[0] == want
+            assert scores.winners_of(sc[b : b + 1], state.declarer[b : b + 1])[0] == want
 
 
 @pytest.mark.parametrize("backend_name", core.BACKENDS)
@@ -418,7 +452,7 @@ def test_core_step_of_one_game_takes_the_one_game_kernel(monkeypatch) -> None:
 
 # ---- numba's settings stay the user's ---------------------------------------------------------------
 
-_CONFIG_SCRIPT = textwrap.dedent('''
+_CONFIG_SCRIPT = textwrap.dedent("""
     import json, os, sys, tempfile, time
     import numba
     from numba import config
@@ -461,14 +495,15 @@ _CONFIG_SCRIPT = textwrap.dedent('''
         "user_cache": users_module.twice.stats.cache_path,
         "first_step": first_step, "hits": hits, "misses": misses,
     }))
-''')
+""")
 
 
 def _run_config_script(**env: str) -> dict:
     full = dict(os.environ, PYTHONPATH=str(ROOT), AOS_PARALLEL_MIN_GAMES="4", **env)
     full.pop("AOS_BACKEND", None)
-    proc = subprocess.run([sys.executable, "-c", _CONFIG_SCRIPT], capture_output=True, text=True, env=full,
-                          cwd=ROOT, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CONFIG_SCRIPT], capture_output=True, text=True, env=full, cwd=ROOT, timeout=1800
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

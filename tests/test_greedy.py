@@ -56,8 +56,12 @@ def changed_cards() -> CardSet:
     """The shipped cards with Imp (AS001) costing KK*, worth 4 points and 3 VP in Conquest: a card
     set the greedy agent values differently from the default one."""
     text = DEFAULT_CARD_FILE.read_text()
-    text, n = re.subn(r'(id = "AS001"(?:.|\n)*?cost = )"K\*"((?:.|\n)*?points = )1((?:.|\n)*?effect = )\{ vp = 1 \}',
-                      r'\g<1>"KK*"\g<2>4\g<3>{ vp = 3 }', text, count=1)
+    text, n = re.subn(
+        r'(id = "AS001"(?:.|\n)*?cost = )"K\*"((?:.|\n)*?points = )1((?:.|\n)*?effect = )\{ vp = 1 \}',
+        r'\g<1>"KK*"\g<2>4\g<3>{ vp = 3 }',
+        text,
+        count=1,
+    )
     assert n == 1, "the shipped Imp changed: update changed_cards()"
     return parse_cards(tomllib.loads(text), source="changed Imp")
 
@@ -122,8 +126,9 @@ def test_greedy_plays_the_recorded_decisions(name: str) -> None:
     expected = ref[f"{name}.actions"]
     custom = RUNS[name][4]
     res = play(name, GreedyAgent(cards=changed_cards() if custom else None), expected)
-    assert np.array_equal(res["fingerprint"], ref[f"{name}.fingerprint"]), \
+    assert np.array_equal(res["fingerprint"], ref[f"{name}.fingerprint"]), (
         "the games differ from the recording (the engine or the observation changed): re-record"
+    )
     decided = expected != NO_DECISION
     assert decided.sum() > 0.9 * expected.size
     wrong = decided & (res["actions"] != expected)
@@ -167,11 +172,17 @@ def test_the_kernel_leaves_numba_cache_folder_alone() -> None:
     assert _greedy_kernel.greedy_actions.stats.cache_path.startswith(_greedy_kernel.CACHE_DIR)
 
 
-@pytest.mark.parametrize(("phase", "field", "count", "option"), [
-    (core.Phase.ALCHEMY, "seat0.hand_size", 3, core.OPTION_A), (core.Phase.ALCHEMY, "seat0.hand_size", 4, core.OPTION_B),
-    (core.Phase.PRAYER, "seat0.hand_size", 2, core.OPTION_B), (core.Phase.PRAYER, "seat0.hand_size", 3, core.OPTION_A),
-    (core.Phase.PILGRIMAGE, "seat0.faith", 2, core.OPTION_B), (core.Phase.PILGRIMAGE, "seat0.faith", 3, core.OPTION_A),
-])
+@pytest.mark.parametrize(
+    ("phase", "field", "count", "option"),
+    [
+        (core.Phase.ALCHEMY, "seat0.hand_size", 3, core.OPTION_A),
+        (core.Phase.ALCHEMY, "seat0.hand_size", 4, core.OPTION_B),
+        (core.Phase.PRAYER, "seat0.hand_size", 2, core.OPTION_B),
+        (core.Phase.PRAYER, "seat0.hand_size", 3, core.OPTION_A),
+        (core.Phase.PILGRIMAGE, "seat0.faith", 2, core.OPTION_B),
+        (core.Phase.PILGRIMAGE, "seat0.faith", 3, core.OPTION_A),
+    ],
+)
 def test_option_thresholds_count_whole_cards_and_faith(phase, field, count, option) -> None:
     """Alchemy draws with 3 cards or fewer, Prayer takes (b) with 2 or fewer, Pilgrimage takes VP
     from 3 faith: on the count itself, whatever float32 makes of count / scale."""

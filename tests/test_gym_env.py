@@ -73,8 +73,9 @@ def test_sync_vectorization_of_the_single_env_works_too() -> None:
 def test_gymnasium_check_env(mask_in_obs: bool) -> None:
     from gymnasium.utils.env_checker import check_env
 
-    env = gymnasium.make(ID, num_players=2, opponents="greedy@0.5 random@0.5", mask_in_obs=mask_in_obs,
-                         render_mode="ansi")
+    env = gymnasium.make(
+        ID, num_players=2, opponents="greedy@0.5 random@0.5", mask_in_obs=mask_in_obs, render_mode="ansi"
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_env(env.unwrapped)  # steps with random actions of the space: an illegal one ends the game

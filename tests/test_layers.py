@@ -59,8 +59,11 @@ def _package_files() -> list[Path]:
 
 
 def test_every_module_sits_in_a_layer() -> None:
-    loose = [str(p.relative_to(ROOT)) for p in _package_files()
-             if _layer(_module(p)) is None and p.parent == PACKAGE and p.stem not in TOP]
+    loose = [
+        str(p.relative_to(ROOT))
+        for p in _package_files()
+        if _layer(_module(p)) is None and p.parent == PACKAGE and p.stem not in TOP
+    ]
     assert not loose, f"modules outside every layer: {loose}"
 
 
@@ -72,8 +75,9 @@ def test_imports_point_down() -> None:
             continue
         for line, target in _imports(path):
             there = _layer(target)
-            if target == "aos_env" or (target.startswith("aos_env.") and there is None
-                                        and target.split(".")[1] not in TOP | {"_moved"}):
+            if target == "aos_env" or (
+                target.startswith("aos_env.") and there is None and target.split(".")[1] not in TOP | {"_moved"}
+            ):
                 continue  # the package itself (``from .. import core`` resolves to a layer above)
             if there is not None and there != here and LAYERS[there] >= LAYERS[here]:
                 bad.append(f"{path.relative_to(ROOT)}:{line} ({here}) imports {target} ({there})")
@@ -83,20 +87,27 @@ def test_imports_point_down() -> None:
 
 
 def test_aos_env_imports_nothing_of_agents() -> None:
-    bad = [f"{p.relative_to(ROOT)}:{line} imports {t}" for p in _package_files() for line, t in _imports(p)
-           if t == "agents" or t.startswith("agents.")]
+    bad = [
+        f"{p.relative_to(ROOT)}:{line} imports {t}"
+        for p in _package_files()
+        for line, t in _imports(p)
+        if t == "agents" or t.startswith("agents.")
+    ]
     assert not bad, "aos_env reaches agents only through aos_env.base.registry:\n" + "\n".join(bad)
 
 
 def test_the_engine_imports_no_wrapper_library() -> None:
-    bad = [f"{p.relative_to(ROOT)}:{line} imports {t}" for p in sorted((PACKAGE / "core").rglob("*.py"))
-           for line, t in _imports(p) if t.split(".")[0] in {"pettingzoo", "torch", "stable_baselines3", "ray", "pyspiel"}]
+    bad = [
+        f"{p.relative_to(ROOT)}:{line} imports {t}"
+        for p in sorted((PACKAGE / "core").rglob("*.py"))
+        for line, t in _imports(p)
+        if t.split(".")[0] in {"pettingzoo", "torch", "stable_baselines3", "ray", "pyspiel"}
+    ]
     assert not bad, "\n".join(bad)
 
 
 def _loaded_after(statement: str) -> list[str]:
-    code = (f"import sys, json\n{statement}\n"
-            "print(json.dumps(sorted(m for m in sys.modules)))")
+    code = f"import sys, json\n{statement}\nprint(json.dumps(sorted(m for m in sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -104,13 +115,19 @@ def _loaded_after(statement: str) -> list[str]:
 @pytest.mark.parametrize("statement", ["import aos_env.core", "import aos_env", "from aos_env import core"])
 def test_importing_the_engine_loads_no_env_picture_or_trainer(statement: str) -> None:
     loaded = _loaded_after(statement)
-    heavy = [m for m in loaded if m.split(".")[0] in {"pettingzoo", "torch", "agents", "stable_baselines3", "ray"}
-             or (_layer(m) is not None and _layer(m) not in {"base", "core"})]
+    heavy = [
+        m
+        for m in loaded
+        if m.split(".")[0] in {"pettingzoo", "torch", "agents", "stable_baselines3", "ray"}
+        or (_layer(m) is not None and _layer(m) not in {"base", "core"})
+    ]
     assert ("aos_env.core" in loaded) == ("core" in statement)
     assert not heavy, f"{statement} loads {heavy}"
 
 
 def test_a_picture_of_a_state_loads_its_module_on_demand() -> None:
-    loaded = _loaded_after("from aos_env import core\ns = core.init(1, 2, seed=0, backend='numpy')\n"
-                           "assert s._repr_svg_().startswith('<svg')")
+    loaded = _loaded_after(
+        "from aos_env import core\ns = core.init(1, 2, seed=0, backend='numpy')\n"
+        "assert s._repr_svg_().startswith('<svg')"
+    )
     assert "aos_env.view.svg" in loaded and "pettingzoo" not in loaded

@@ -32,8 +32,11 @@ def test_runs_pool_and_ratings_order_the_agents() -> None:
 
 
 def test_copies_of_one_agent_are_not_rated_against_each_other() -> None:
-    board = leaderboard.add_run(leaderboard.empty(), _summary({"greedy": {"greedy#2": 5}, "greedy#2": {"greedy": 3}}),
-                                {"greedy": "greedy", "greedy#2": "greedy#2"})
+    board = leaderboard.add_run(
+        leaderboard.empty(),
+        _summary({"greedy": {"greedy#2": 5}, "greedy#2": {"greedy": 3}}),
+        {"greedy": "greedy", "greedy#2": "greedy#2"},
+    )
     assert board["tables"]["2"]["pairs"] == {}
 
 
@@ -49,9 +52,27 @@ def test_tables_are_per_player_count_and_markdown_lists_them() -> None:
 def test_evaluate_writes_the_leaderboard_across_runs(tmp_path: Path) -> None:
     board = tmp_path / "lb.json"
     for seed in (0, 1):
-        subprocess.run([sys.executable, "-m", "agents.evaluate", "random", "greedy", "--games", "24", "--seed",
-                        str(seed), "--json", str(tmp_path / "t.json"), "--leaderboard", str(board), "--no-progress"],
-                       cwd=ROOT, check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "agents.evaluate",
+                "random",
+                "greedy",
+                "--games",
+                "24",
+                "--seed",
+                str(seed),
+                "--json",
+                str(tmp_path / "t.json"),
+                "--leaderboard",
+                str(board),
+                "--no-progress",
+            ],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
     data = json.loads(board.read_text())
     assert len(data["runs"]) == 2 and sum(data["tables"]["2"]["pairs"]["greedy vs random"]) > 24
     assert "`greedy`" in (tmp_path / "lb.md").read_text()
@@ -60,9 +81,24 @@ def test_evaluate_writes_the_leaderboard_across_runs(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_leaderboard_is_a_usage_error(tmp_path: Path) -> None:
     bad = tmp_path / "x.json"
     bad.write_text('{"hello": 1}')
-    out = subprocess.run([sys.executable, "-m", "agents.evaluate", "random", "greedy", "--games", "2",
-                          "--leaderboard", str(bad), "--json", str(tmp_path / "t.json")], cwd=ROOT,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agents.evaluate",
+            "random",
+            "greedy",
+            "--games",
+            "2",
+            "--leaderboard",
+            str(bad),
+            "--json",
+            str(tmp_path / "t.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert out.returncode == 2 and "usage:" in out.stderr and "not a aos-leaderboard file" in out.stderr
     assert "Traceback" not in out.stderr
     with pytest.raises(ValueError, match="leaderboard"):

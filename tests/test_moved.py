@@ -49,8 +49,9 @@ def _forget(old: str) -> None:
     aos_env.__dict__.pop(old.rpartition(".")[2], None)
 
 
-@pytest.mark.parametrize("statement", ["import aos_env.checks", "from aos_env import checks",
-                                       "from aos_env.checks import fail"])
+@pytest.mark.parametrize(
+    "statement", ["import aos_env.checks", "from aos_env import checks", "from aos_env.checks import fail"]
+)
 def test_the_warning_points_at_the_importer(statement: str) -> None:
     _forget("aos_env.checks")
     with warnings.catch_warnings(record=True) as caught:
@@ -67,6 +68,7 @@ def test_names_imported_from_an_old_path() -> None:
         from aos_env.positions import position
     from aos_env.envs.aec import raw_env as new_raw_env
     from aos_env.tools.positions import position as new_position
+
     assert raw_env is new_raw_env and position is new_position
 
 
@@ -84,8 +86,9 @@ def test_other_names_are_left_to_the_other_finders() -> None:
 
 
 def test_python_m_with_an_old_path_runs_the_moved_command(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "aos_env.play", "--help"], capture_output=True, text=True,
-                         cwd=ROOT, timeout=300)
+    run = subprocess.run(
+        [sys.executable, "-m", "aos_env.play", "--help"], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert run.returncode == 0, run.stderr
     assert "python -m aos_env.apps.play" in run.stdout
     assert "DeprecationWarning" in run.stderr and "aos_env.apps.play" in run.stderr

@@ -145,8 +145,9 @@ def test_notebook_runs_and_matches_the_committed_outputs(path: Path) -> None:
     assert not mismatches, "\n".join(map(str, mismatches)) + f"\nthe committed outputs are stale: {FIX}"
 
 
-def test_a_failing_cell_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_failing_cell_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "01_fails.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("raise KeyError('boom')")]), path)
     before = path.read_bytes()

@@ -3,20 +3,26 @@
 from __future__ import annotations
 
 import numpy as np
+from helpers import phase, play
 
 from aos_env import core
 from aos_env.core import Phase
 from aos_env.tools.positions import position
-
-from helpers import phase, play
 
 SL = core.obs_slices()
 
 
 def _base(**kw):
     players = [
-        {"hand": ["Imp", "Angel", "Sphinx"], "mana": ["Golem", "Golem"], "head": "Fairy", "stones": ["Imp", "Giant"],
-         "spirits": ["Pegasus"], "vp": 4, "faith": 3},
+        {
+            "hand": ["Imp", "Angel", "Sphinx"],
+            "mana": ["Golem", "Golem"],
+            "head": "Fairy",
+            "stones": ["Imp", "Giant"],
+            "spirits": ["Pegasus"],
+            "vp": 4,
+            "faith": 3,
+        },
         {"hand": ["Unicorn", "Unicorn"], "head": "Imp", "stones": ["Baal"], "vp": 7, "faith": 2},
         {"hand": ["Dryad"], "head": "Angel", "spirits": ["Titania"], "vp": 1},
     ]
@@ -70,8 +76,11 @@ def test_hidden_information_does_not_leak() -> None:
 
 def test_phase3_cards_are_private() -> None:
     """Only the drawing player sees the two Phase III cards; everyone sees how many there are."""
-    state = position(2, [{"hand": ["Golem", "Fairy"], "head": "Angel"}, {"head": "Imp", "hand": ["Fairy"]}],
-                     deck=["Unicorn", "Gargoyle"])
+    state = position(
+        2,
+        [{"hand": ["Golem", "Fairy"], "head": "Angel"}, {"head": "Imp", "hand": ["Fairy"]}],
+        deck=["Unicorn", "Gargoyle"],
+    )
     state = play(state, "Golem", "OPTION_A")  # 5 + 4 = 9: Pilgrimage (a), then draw 2
     assert phase(state) == Phase.KEEP
     mine, theirs = core.observe(state, 0)[0], core.observe(state, 1)[0]
@@ -80,8 +89,14 @@ def test_phase3_cards_are_private() -> None:
 
 
 def test_festival_reveal_is_public() -> None:
-    state = position(2, [{"hand": ["Salamander", "Fairy"], "head": "Golem", "faith": 1},
-                         {"head": "Imp", "faith": 5, "hand": ["Fairy"]}], deck=["Unicorn", "Gargoyle"])
+    state = position(
+        2,
+        [
+            {"hand": ["Salamander", "Fairy"], "head": "Golem", "faith": 1},
+            {"head": "Imp", "faith": 5, "hand": ["Fairy"]},
+        ],
+        deck=["Unicorn", "Gargoyle"],
+    )
     state = play(state, "Salamander")  # 4 + 3 = 7 Festival; nothing affordable: ACT is forced
     assert phase(state) == Phase.FESTIVAL_PICK
     assert np.array_equal(core.observe(state, 1)[0, SL["offer"]], state.offer[0])

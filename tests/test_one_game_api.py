@@ -35,8 +35,14 @@ def test_step_game_plays_the_games_of_step(players: int) -> None:
         core.step(batch, np.array([a]), games=np.array([game]))
         assert _same(_arrays(batch), _arrays(by_game))
         assert rep.legal and rep == core.StepReport(
-            True, int(batch.current_player[game]), int(batch.phase[game]), int(batch.command_number[game]),
-            int(batch.turn[game]), int(batch.active_player[game]), bool(batch.terminated[game] or batch.truncated[game]))
+            True,
+            int(batch.current_player[game]),
+            int(batch.phase[game]),
+            int(batch.command_number[game]),
+            int(batch.turn[game]),
+            int(batch.active_player[game]),
+            bool(batch.terminated[game] or batch.truncated[game]),
+        )
         p = int(rng.integers(players))
         obs, mask = core.observe_game(by_game, game, p, acting=True)
         assert np.array_equal(obs, core.observe(batch, p, games=np.array([game]))[0])
@@ -69,17 +75,20 @@ def test_a_finished_game_ignores_the_action_as_step_does() -> None:
     assert not state.rewards[0].any()
 
 
-@pytest.mark.parametrize("call, arg, allowed", [
-    (lambda s, v: core.step_game(s, v, 0), -1, "game"),
-    (lambda s, v: core.step_game(s, v, 0), 3, "game"),
-    (lambda s, v: core.step_game(s, v, 0), 1.0, "game"),
-    (lambda s, v: core.step_game(s, v, 0), True, "game"),
-    (lambda s, v: core.step_game(s, 0, v), 1.5, "action"),
-    (lambda s, v: core.step_game(s, 0, v), "3", "action"),
-    (lambda s, v: core.observe_game(s, v, 0), 3, "game"),
-    (lambda s, v: core.observe_game(s, 0, v), 2, "player"),
-    (lambda s, v: core.observe_game(s, 0, v), -1, "player"),
-])
+@pytest.mark.parametrize(
+    "call, arg, allowed",
+    [
+        (lambda s, v: core.step_game(s, v, 0), -1, "game"),
+        (lambda s, v: core.step_game(s, v, 0), 3, "game"),
+        (lambda s, v: core.step_game(s, v, 0), 1.0, "game"),
+        (lambda s, v: core.step_game(s, v, 0), True, "game"),
+        (lambda s, v: core.step_game(s, 0, v), 1.5, "action"),
+        (lambda s, v: core.step_game(s, 0, v), "3", "action"),
+        (lambda s, v: core.observe_game(s, v, 0), 3, "game"),
+        (lambda s, v: core.observe_game(s, 0, v), 2, "player"),
+        (lambda s, v: core.observe_game(s, 0, v), -1, "player"),
+    ],
+)
 def test_bad_arguments_are_refused_with_the_state_unchanged(call, arg, allowed: str) -> None:
     state = core.init(3, 2, seed=2)
     before = _arrays(state)
@@ -133,7 +142,9 @@ def test_a_handle_plays_the_games_of_step_game(batch: int, game: int) -> None:
             obs, mask = handle.observe(p, acting)
             want_obs, want_mask = core.observe_game(by_call, game, p, acting)
             assert np.array_equal(obs, want_obs) and np.array_equal(mask, want_mask)
-    illegal = int(np.flatnonzero(~by_call.legal_action_mask[game])[0]) if (~by_call.legal_action_mask[game]).any() else 0
+    illegal = (
+        int(np.flatnonzero(~by_call.legal_action_mask[game])[0]) if (~by_call.legal_action_mask[game]).any() else 0
+    )
     assert handle.step(illegal) == core.step_game(by_call, game, illegal)
 
 
@@ -145,8 +156,11 @@ def test_a_handle_refuses_what_the_calls_refuse() -> None:
         core.game_handle("state", 0)
     handle = core.game_handle(state, 1)
     before = _arrays(state)
-    for call, words in ((lambda: handle.step(1.5), "action"), (lambda: handle.observe(2), "player"),
-                        (lambda: handle.observe(-1), "player")):
+    for call, words in (
+        (lambda: handle.step(1.5), "action"),
+        (lambda: handle.observe(2), "player"),
+        (lambda: handle.observe(-1), "player"),
+    ):
         with pytest.raises(ValueError, match=words):
             call()
     assert not handle.step(core.NUM_ACTIONS).legal and not handle.step(-3).legal

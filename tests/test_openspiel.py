@@ -52,8 +52,15 @@ def play_random(state: pyspiel.State, rng: np.random.Generator, decisions: int |
 
 def all_cards(s: core.State) -> np.ndarray:
     """Copies of each kind over every zone of game 0 (110 in all, R1.1)."""
-    return (s.hand[0].sum(0) + s.spirits[0].sum(0) + s.mana[0].sum(0) + s.stones[0].sum(0)
-            + s.deck[0] + s.discard[0] + s.offer[0])
+    return (
+        s.hand[0].sum(0)
+        + s.spirits[0].sum(0)
+        + s.mana[0].sum(0)
+        + s.stones[0].sum(0)
+        + s.deck[0]
+        + s.discard[0]
+        + s.offer[0]
+    )
 
 
 # ---- registration and parameters -----------------------------------------------------------
@@ -83,11 +90,14 @@ def test_load_game_with_parameters() -> None:
     assert pyspiel.load_game(f"{NAME}(players=4)").num_players() == 4
 
 
-@pytest.mark.parametrize("params, name, allowed", [
-    ({"players": 5}, "players", "2..4"),
-    ({"players": 1}, "players", "2..4"),
-    ({"max_turns": 0}, "max_turns", r"1\.\."),
-])
+@pytest.mark.parametrize(
+    "params, name, allowed",
+    [
+        ({"players": 5}, "players", "2..4"),
+        ({"players": 1}, "players", "2..4"),
+        ({"max_turns": 0}, "max_turns", r"1\.\."),
+    ],
+)
 def test_bad_parameters_name_the_parameter_and_the_range(params: dict, name: str, allowed: str) -> None:
     with pytest.raises(ValueError, match=f"parameter '{name}' must be {allowed}"):
         pyspiel.load_game(NAME, params)
@@ -122,8 +132,9 @@ def test_openspiel_random_sim_test(players: int) -> None:
 
 
 def test_random_sim_test_with_truncated_games() -> None:
-    pyspiel.random_sim_test(pyspiel.load_game(NAME, {"players": 3, "max_turns": 5}), num_sims=2,
-                            serialize=False, verbose=False)
+    pyspiel.random_sim_test(
+        pyspiel.load_game(NAME, {"players": 3, "max_turns": 5}), num_sims=2, serialize=False, verbose=False
+    )
 
 
 def test_state_serialize_round_trip() -> None:
@@ -151,7 +162,10 @@ def test_tensor_shapes_and_contents() -> None:
     game = pyspiel.load_game(NAME, {"players": 3})
     assert game.observation_tensor_shape() == [core.OBS_DIM]
     assert game.information_state_tensor_shape() == [core.OBS_DIM + OWN_DIM]
-    assert game.observation_tensor_size() == core.OBS_DIM and game.information_state_tensor_size() == core.OBS_DIM + OWN_DIM
+    assert (
+        game.observation_tensor_size() == core.OBS_DIM
+        and game.information_state_tensor_size() == core.OBS_DIM + OWN_DIM
+    )
     chance = game.new_initial_state()
     assert not any(chance.observation_tensor(0)) and not any(chance.information_state_tensor(1))
     state = play_random(dealt(game), np.random.default_rng(1), decisions=30)
@@ -161,8 +175,8 @@ def test_tensor_shapes_and_contents() -> None:
         info = np.array(state.information_state_tensor(p), np.float32)
         assert obs.shape == (core.OBS_DIM,) and info.shape == (core.OBS_DIM + OWN_DIM,)
         np.testing.assert_array_equal(obs, core.observe(s, p)[0])
-        np.testing.assert_array_equal(info[:core.OBS_DIM], obs)
-        np.testing.assert_allclose(info[core.OBS_DIM:], state.own_action_counts(p).ravel() / aos_os.OWN_ACTIONS_SCALE)
+        np.testing.assert_array_equal(info[: core.OBS_DIM], obs)
+        np.testing.assert_allclose(info[core.OBS_DIM :], state.own_action_counts(p).ravel() / aos_os.OWN_ACTIONS_SCALE)
     # the information state counts the player's own decisions, not the others'
     p = state.current_player()
     phase, before = int(s.phase[0]), [state.own_action_counts(q) for q in range(3)]
@@ -186,14 +200,17 @@ def test_observer_views_are_named_pieces_of_the_tensor() -> None:
     np.testing.assert_array_equal(obs.dict["hand"], state.engine_state.hand[0, p])
     assert obs.dict["phase"].argmax() == state.engine_state.phase[0]
     assert obs.dict["seats"].shape == (4, SEAT_DIM)
-    np.testing.assert_array_equal(obs.dict["seats"][1], obs.tensor[sl["seat1.present"].start:][:SEAT_DIM])
+    np.testing.assert_array_equal(obs.dict["seats"][1], obs.tensor[sl["seat1.present"].start :][:SEAT_DIM])
     assert obs.dict["seats"][2:].sum() == 0  # a 2-player game has seats 0 and 1
     assert info.dict["own_actions"].shape == (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
-    assert "own_actions" not in obs.dict and obs.tensor.size == core.OBS_DIM and info.tensor.size == core.OBS_DIM + OWN_DIM
-    np.testing.assert_array_equal(info.tensor[:core.OBS_DIM], obs.tensor)
+    assert (
+        "own_actions" not in obs.dict and obs.tensor.size == core.OBS_DIM and info.tensor.size == core.OBS_DIM + OWN_DIM
+    )
+    np.testing.assert_array_equal(info.tensor[: core.OBS_DIM], obs.tensor)
     with pytest.raises(ValueError, match="only the single-player views"):
-        game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=False,
-                                                         private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+        game.make_py_observer(
+            pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
+        )
     with pytest.raises(ValueError, match="take no parameters"):
         game.make_py_observer(None, {"x": 1})
 
@@ -384,8 +401,9 @@ def test_ismcts_bot_plays_a_game_against_greedy() -> None:
 def test_python_tools_mcts_rl_environment_and_evaluate_bots() -> None:
     game = pyspiel.load_game(NAME, {"players": 2, "max_turns": 4})
     # Python MCTS: a perfect-information search (it sees the hidden cards), but it runs
-    bot = mcts.MCTSBot(game, 2.0, 8, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)),
-                       random_state=np.random.RandomState(0))
+    bot = mcts.MCTSBot(
+        game, 2.0, 8, mcts.RandomRolloutEvaluator(1, np.random.RandomState(0)), random_state=np.random.RandomState(0)
+    )
     state = dealt(game)
     assert bot.step(state) in state.legal_actions()
     # rl_environment: samples the deal, gives information-state tensors and legal actions
@@ -417,8 +435,9 @@ print("finished", state.returns())
 
 def _run(code: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cpp_mcts_bot_step_crashes_on_python_games_but_mcts_search_works() -> None:

@@ -41,11 +41,22 @@ def panel_of(root: ET.Element, player: int) -> ET.Element:
 
 @pytest.fixture(scope="module")
 def table() -> core.State:
-    return position(2, players=[
-        {"hand": ["Sphinx", "Imp", "Imp"], "mana": ["Golem", "Golem", "Imp"], "head": "Angel", "stones": ["Fairy"],
-         "spirits": ["Giant", "Pegasus", "Pegasus"], "vp": 12, "faith": 4},
-        {"hand": ["Fairy"], "head": "Imp", "spirits": ["Titania", "Will-o'-wisp"], "vp": 3},
-    ], deck=["Unicorn", "Unicorn"])
+    return position(
+        2,
+        players=[
+            {
+                "hand": ["Sphinx", "Imp", "Imp"],
+                "mana": ["Golem", "Golem", "Imp"],
+                "head": "Angel",
+                "stones": ["Fairy"],
+                "spirits": ["Giant", "Pegasus", "Pegasus"],
+                "vp": 12,
+                "faith": 4,
+            },
+            {"hand": ["Fairy"], "head": "Imp", "spirits": ["Titania", "Will-o'-wisp"], "vp": 3},
+        ],
+        deck=["Unicorn", "Unicorn"],
+    )
 
 
 def test_svg_parses_and_shows_the_position(table: core.State) -> None:
@@ -180,8 +191,11 @@ class OneSeat(gymnasium.Env):
         self.rng = np.random.default_rng(0)
 
     def _others(self) -> None:
-        while self.aec.agent_selection != "player_0" and not self.aec.terminations["player_0"] \
-                and not self.aec.truncations["player_0"]:
+        while (
+            self.aec.agent_selection != "player_0"
+            and not self.aec.terminations["player_0"]
+            and not self.aec.truncations["player_0"]
+        ):
             mask = self.aec.observe(self.aec.agent_selection)["action_mask"]
             self.aec.step(int(self.rng.choice(np.flatnonzero(mask))))
 
@@ -209,8 +223,9 @@ def test_record_video_writes_an_mp4(tmp_path) -> None:
     from gymnasium.wrappers import RecordVideo  # writes with moviepy (the render extra)
 
     folder = tmp_path / "videos"
-    env = RecordVideo(OneSeat(max_turns=4), video_folder=str(folder), episode_trigger=lambda episode: True,
-                      disable_logger=True)
+    env = RecordVideo(
+        OneSeat(max_turns=4), video_folder=str(folder), episode_trigger=lambda episode: True, disable_logger=True
+    )
     env.reset(seed=2)
     steps, done = 0, False
     while not done:

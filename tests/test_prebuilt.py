@@ -77,10 +77,18 @@ def test_cacheable_seeds_the_folder_it_makes(tmp_path, monkeypatch) -> None:
 
 def test_the_cli_refuses_an_existing_folder_and_an_unknown_module(tmp_path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    for args, message in (([str(tmp_path)], "exists: pass --overwrite"),
-                          ([str(tmp_path / "new"), "--also", "no_such_module_xyz"], "no module named")):
-        res = subprocess.run([sys.executable, "-m", "aos_env.core.prebuild", *args], capture_output=True, text=True,
-                             env=env, cwd=ROOT, timeout=120)
+    for args, message in (
+        ([str(tmp_path)], "exists: pass --overwrite"),
+        ([str(tmp_path / "new"), "--also", "no_such_module_xyz"], "no module named"),
+    ):
+        res = subprocess.run(
+            [sys.executable, "-m", "aos_env.core.prebuild", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            timeout=120,
+        )
         assert res.returncode == 2 and res.stderr.startswith("usage:"), res.stderr
         assert message in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "new").exists()
@@ -95,8 +103,14 @@ def prebuilt(tmp_path_factory) -> Path:
         return own
     out = tmp_path_factory.mktemp("prebuilt") / "pre"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    subprocess.run([sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents._greedy_kernel"],
-                   check=True, env=env, cwd=ROOT, timeout=1800, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents._greedy_kernel"],
+        check=True,
+        env=env,
+        cwd=ROOT,
+        timeout=1800,
+        capture_output=True,
+    )
     return out
 
 
@@ -134,8 +148,9 @@ def test_a_fresh_process_with_the_prebuilt_cache_compiles_nothing(tmp_path, preb
     env = dict(os.environ, PYTHONPATH=str(ROOT), NUMBA_CACHE_DIR=str(tmp_path), **{_numba.PREBUILT_ENV: str(prebuilt)})
     env.pop(_numba.QUIET_ENV, None)
     env.pop("AOS_BACKEND", None)
-    res = subprocess.run([sys.executable, "-c", _FIRST_USES], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=600)
+    res = subprocess.run(
+        [sys.executable, "-c", _FIRST_USES], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
+    )
     assert res.returncode == 0, res.stdout + res.stderr
     assert "aos_env: compiled" not in res.stderr, res.stderr
     assert any(f.endswith(_numba.INDEX_SUFFIX) for f in os.listdir(tmp_path / f"aos_env-numba-{_jit.TAG}"))
@@ -158,7 +173,6 @@ def test_package_discovery_leaves_the_prebuilt_cache_out(tmp_path) -> None:
     packages: found as namespace packages, an install over an older prebuilt cache failed
     ("package directory 'aos_env/_prebuilt/numba-…' does not exist")."""
     import tomllib
-
     from setuptools import find_namespace_packages
 
     find = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]

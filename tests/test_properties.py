@@ -49,17 +49,32 @@ def brute_force_can_pay(need, any_, mana, stones) -> bool:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.integers(0, 3), min_size=5, max_size=5), st.integers(0, 3),
-       st.lists(st.integers(0, 4), min_size=5, max_size=5), st.integers(0, 3))
+@given(
+    st.lists(st.integers(0, 3), min_size=5, max_size=5),
+    st.integers(0, 3),
+    st.lists(st.integers(0, 4), min_size=5, max_size=5),
+    st.integers(0, 3),
+)
 def test_can_pay_matches_a_direct_count(need, any_, mana, stones) -> None:
-    got = bool(can_pay(np.array(need, dtype=np.float32)[:, None], np.array([any_]),
-                       np.array(mana, dtype=np.float32)[:, None], np.array([stones]))[0])
+    got = bool(
+        can_pay(
+            np.array(need, dtype=np.float32)[:, None],
+            np.array([any_]),
+            np.array(mana, dtype=np.float32)[:, None],
+            np.array([stones]),
+        )[0]
+    )
     assert got == brute_force_can_pay(need, any_, mana, stones)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.integers(0, 3), min_size=5, max_size=5), st.integers(0, 3),
-       st.lists(st.integers(0, 4), min_size=5, max_size=5), st.integers(0, 3), st.integers(0, 10_000))
+@given(
+    st.lists(st.integers(0, 3), min_size=5, max_size=5),
+    st.integers(0, 3),
+    st.lists(st.integers(0, 4), min_size=5, max_size=5),
+    st.integers(0, 3),
+    st.integers(0, 10_000),
+)
 def test_forced_payment_equals_repeating_the_single_legal_unit(need, any_, mana, stones, seed) -> None:
     """R5.2: the engine pays forced units at once; that must equal taking the only legal unit repeatedly."""
     from aos_env import core

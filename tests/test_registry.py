@@ -55,11 +55,13 @@ def test_an_opponent_is_anything_with_act() -> None:
 
 
 def test_the_agents_package_loads_only_when_a_name_is_used() -> None:
-    code = ("import sys\nimport aos_env, aos_env.envs.learner, aos_env.apps.play\n"
-            "assert 'agents' not in sys.modules, 'agents loaded at import'\n"
-            "from aos_env.envs.learner import LearnerEnv\n"
-            "LearnerEnv(2, 2, opponents='greedy', seed=0)\n"
-            "assert 'agents' in sys.modules\n")
+    code = (
+        "import sys\nimport aos_env, aos_env.envs.learner, aos_env.apps.play\n"
+        "assert 'agents' not in sys.modules, 'agents loaded at import'\n"
+        "from aos_env.envs.learner import LearnerEnv\n"
+        "LearnerEnv(2, 2, opponents='greedy', seed=0)\n"
+        "assert 'agents' in sys.modules\n"
+    )
     run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
 
@@ -85,10 +87,17 @@ def test_another_package_can_plug_in(restore_registry) -> None:
         del sys.modules["fake_agents_pkg"]
 
 
-@pytest.mark.parametrize("name, target, words", [
-    ("", "a:b", "name"), ("x", "no_colon", "module:attribute"), ("x", "a:b:c", "module:attribute"),
-    ("x", ":b", "module:attribute"), (3, "a:b", "name"), ("x", None, "target"),
-])
+@pytest.mark.parametrize(
+    "name, target, words",
+    [
+        ("", "a:b", "name"),
+        ("x", "no_colon", "module:attribute"),
+        ("x", "a:b:c", "module:attribute"),
+        ("x", ":b", "module:attribute"),
+        (3, "a:b", "name"),
+        ("x", None, "target"),
+    ],
+)
 def test_register_refuses_bad_entries(restore_registry, name, target, words: str) -> None:
     before = dict(registry.ENTRY_POINTS)
     with pytest.raises(ArgumentError, match=words):

@@ -16,8 +16,8 @@ import pytest
 import aos_env
 from agents.evaluate import main as evaluate_main
 from aos_env import core
-from aos_env.core.cards import DEFAULT_CARD_FILE
 from aos_env.apps.play import main as play_main
+from aos_env.core.cards import DEFAULT_CARD_FILE
 from aos_env.tools.positions import position
 from aos_env.view.replay import FORMAT, VERSION, Replay, ReplayError, card_hash, load_replay
 
@@ -96,14 +96,17 @@ def test_replay_detects_edited_actions_and_results(tmp_path: Path) -> None:
         Replay.from_dict(bad).final_state()
 
 
-@pytest.mark.parametrize("edit, message", [
-    (lambda d: d.update(format="chess"), "field 'format' must be 'aos-replay'"),
-    (lambda d: d.update(version=99), "replay version 99 is not supported"),
-    (lambda d: d["env"].update(num_players=7), "env.num_players must be 2, 3 or 4"),
-    (lambda d: d.update(players=["a"]), "field 'players' must list 2 names"),
-    (lambda d: d["actions"].append([0, 44]), r"actions\[\d+\] must be \[player 0..1, action id 0..43\]"),
-    (lambda d: d.update(seed="x"), "field 'seed' must be a JSON int"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda d: d.update(format="chess"), "field 'format' must be 'aos-replay'"),
+        (lambda d: d.update(version=99), "replay version 99 is not supported"),
+        (lambda d: d["env"].update(num_players=7), "env.num_players must be 2, 3 or 4"),
+        (lambda d: d.update(players=["a"]), "field 'players' must list 2 names"),
+        (lambda d: d["actions"].append([0, 44]), r"actions\[\d+\] must be \[player 0..1, action id 0..43\]"),
+        (lambda d: d.update(seed="x"), "field 'seed' must be a JSON int"),
+    ],
+)
 def test_bad_replay_files(tmp_path: Path, edit, message: str) -> None:
     path, _ = recorded_game(tmp_path, players=2, max_turns=4)
     data = json.loads(path.read_text())
@@ -127,9 +130,25 @@ def test_env_replay_needs_recording_and_a_seed() -> None:
 
 
 def test_evaluate_writes_one_replay_per_game(tmp_path: Path, capsys) -> None:
-    summary = evaluate_main(["--players", "2", "--games", "4", "--batch", "3", "--no-progress", "--max-turns", "30",
-                             "--json", str(tmp_path / "t.json"), "--replays", str(tmp_path / "replays"),
-                             "random", "greedy"])
+    summary = evaluate_main(
+        [
+            "--players",
+            "2",
+            "--games",
+            "4",
+            "--batch",
+            "3",
+            "--no-progress",
+            "--max-turns",
+            "30",
+            "--json",
+            str(tmp_path / "t.json"),
+            "--replays",
+            str(tmp_path / "replays"),
+            "random",
+            "greedy",
+        ]
+    )
     files = sorted((tmp_path / "replays").glob("game_*.json"))
     assert [f.name for f in files] == [f"game_{g:05d}.json" for g in range(4)]
     wins = {"random": 0, "greedy": 0}
@@ -153,8 +172,11 @@ def test_evaluate_replays_argument_error(tmp_path: Path) -> None:
 
 def test_terminal_play_saves_a_replay(tmp_path: Path) -> None:
     out = io.StringIO()
-    code = play_main(["--opponents", "random", "--seed", "5", "--max-turns", "6", "--replays", str(tmp_path)],
-                     inp=io.StringIO("1\n" * 500), out=out)
+    code = play_main(
+        ["--opponents", "random", "--seed", "5", "--max-turns", "6", "--replays", str(tmp_path)],
+        inp=io.StringIO("1\n" * 500),
+        out=out,
+    )
     assert code == 0
     files = list(tmp_path.glob("game-*-seed5.json"))
     assert len(files) == 1 and f"Replay saved to {files[0]}" in out.getvalue()
@@ -170,8 +192,15 @@ def test_terminal_play_saves_a_replay(tmp_path: Path) -> None:
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "aos_env.view.replay", *args], input=stdin, capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "aos_env.view.replay", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 def test_cli_prints_the_game_in_words(tmp_path: Path) -> None:

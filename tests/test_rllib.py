@@ -23,8 +23,8 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from aos_env import core  # noqa: E402
-from aos_env.integrations import rllib
 from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersVectorEnv, observation_space  # noqa: E402
+from aos_env.integrations import rllib
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
@@ -69,8 +69,9 @@ def test_masked_module_gives_illegal_actions_no_probability() -> None:
         logits = out[Columns.ACTION_DIST_INPUTS].detach().numpy()
         assert (logits[~mask] == FLOAT_MIN).all()
         assert (logits[mask] > FLOAT_MIN / 2).all()
-    dist = module.get_exploration_action_dist_cls().from_logits(module.forward_exploration(batch_of(obs, mask))[
-        Columns.ACTION_DIST_INPUTS])
+    dist = module.get_exploration_action_dist_cls().from_logits(
+        module.forward_exploration(batch_of(obs, mask))[Columns.ACTION_DIST_INPUTS]
+    )
     samples = torch.stack([dist.sample() for _ in range(200)]).numpy()  # (200, n)
     assert mask[np.arange(mask.shape[0])[None, :], samples].all(), "a sampled action is illegal"
     values = module.compute_values(batch_of(obs, mask))
@@ -110,11 +111,22 @@ def test_exported_bot_plays_as_the_module(tmp_path: Path) -> None:
 
 
 def test_env_creator_gives_each_runner_a_vector_env_with_the_dict_observation() -> None:
-    config = {"num_envs": 8, "num_players": 2, "opponents": {"greedy": 0.5, "random": 0.5}, "seed": 3,
-              "threads": 1, "shaping": 0.02, "illegal_action": "raise", "truncation_reward": "loss"}
+    config = {
+        "num_envs": 8,
+        "num_players": 2,
+        "opponents": {"greedy": 0.5, "random": 0.5},
+        "seed": 3,
+        "threads": 1,
+        "shaping": 0.02,
+        "illegal_action": "raise",
+        "truncation_reward": "loss",
+    }
     env = rllib.env_creator(config)
-    assert isinstance(env, AgeOfSummonersVectorEnv) and env.num_envs == 8 and env.metadata["autoreset_mode"].name \
-        == "NEXT_STEP"
+    assert (
+        isinstance(env, AgeOfSummonersVectorEnv)
+        and env.num_envs == 8
+        and env.metadata["autoreset_mode"].name == "NEXT_STEP"
+    )
     assert env.learner.illegal_action == "raise" and env.learner.truncation_reward == -1.0  # "loss" in a 2-player game
     obs, info = env.reset(seed=0)
     assert set(obs) == {OBS_KEY, MASK_KEY} and obs[OBS_KEY].shape == (8, core.OBS_DIM)
@@ -141,12 +153,38 @@ def test_env_creator_gives_each_runner_a_vector_env_with_the_dict_observation() 
 def test_train_rllib_end_to_end_and_the_bot_plays_without_ray(tmp_path: Path) -> None:
     """Two iterations on a local Ray with one env runner (the env raises on an illegal action),
     a self-play snapshot broadcast, then the saved bot plays legal moves in a process without Ray."""
-    common = ["--backend", "rllib", "--out", str(tmp_path), "--name", "r", "--num-env-runners", "1",
-              "--num-envs", "32", "--n-steps", "32", "--batch-size", "256", "--n-epochs", "1", "--net-arch", "32,32",
-              "--eval-every", "1024", "--eval-games", "10", "--final-eval-games", "20", "--snapshot-every", "1000",
-              "--no-progress"]
-    subprocess.run([sys.executable, str(ROOT / "train.py"), "--timesteps", "2048"] + common, check=True,
-                   cwd=tmp_path, timeout=600)
+    common = [
+        "--backend",
+        "rllib",
+        "--out",
+        str(tmp_path),
+        "--name",
+        "r",
+        "--num-env-runners",
+        "1",
+        "--num-envs",
+        "32",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "256",
+        "--n-epochs",
+        "1",
+        "--net-arch",
+        "32,32",
+        "--eval-every",
+        "1024",
+        "--eval-games",
+        "10",
+        "--final-eval-games",
+        "20",
+        "--snapshot-every",
+        "1000",
+        "--no-progress",
+    ]
+    subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--timesteps", "2048"] + common, check=True, cwd=tmp_path, timeout=600
+    )
     out = tmp_path / "r"
     for name in ("bot.npz", "summary.json", "learning_curve.png", "history.json", "rllib/rllib_checkpoint.json"):
         assert (out / name).exists(), name
@@ -165,7 +203,7 @@ import sys
 import numpy as np
 from agents import make_agent
 from aos_env import core
-bot = make_agent({str(out / 'bot.npz')!r})
+bot = make_agent({str(out / "bot.npz")!r})
 state = core.init(6, 2, seed=1)
 for _ in range(60):
     acts = bot.act(core.observe(state, state.current_player), state.legal_action_mask)
@@ -175,9 +213,24 @@ for _ in range(60):
 assert not [m for m in ("ray", "torch") if m in sys.modules], "the bot needs neither Ray nor torch"
 """
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)  # the checkout, importable as when installed
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--games", "20", "--json",
-                             str(tmp_path / "t.json"), "--no-progress", str(out / "bot.npz"), "random"],
-                            check=True, cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agents.evaluate",
+            "--games",
+            "20",
+            "--json",
+            str(tmp_path / "t.json"),
+            "--no-progress",
+            str(out / "bot.npz"),
+            "random",
+        ],
+        check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert "bot.npz" in result.stdout
 
 
@@ -201,17 +254,35 @@ def test_the_phase_timers_report_each_iteration() -> None:
 
 
 def test_ppo_config_follows_the_options() -> None:
-    config = rllib.ppo_config(num_players=2, opponents={"greedy": 1.0}, num_env_runners=2, envs_per_runner=64,
-                              n_steps=16, batch_size=512, n_epochs=3, learning_rate=1e-4, gamma=0.99, gae_lambda=0.9,
-                              clip_range=0.1, ent_coef=0.02, vf_coef=0.25, max_grad_norm=1.0, net_arch=[64, 32],
-                              seed=7)
+    config = rllib.ppo_config(
+        num_players=2,
+        opponents={"greedy": 1.0},
+        num_env_runners=2,
+        envs_per_runner=64,
+        n_steps=16,
+        batch_size=512,
+        n_epochs=3,
+        learning_rate=1e-4,
+        gamma=0.99,
+        gae_lambda=0.9,
+        clip_range=0.1,
+        ent_coef=0.02,
+        vf_coef=0.25,
+        max_grad_norm=1.0,
+        net_arch=[64, 32],
+        seed=7,
+    )
     assert config.env == rllib.ENV_NAME and config.env_config["illegal_action"] == "raise"
     assert config.num_env_runners == 2 and config.num_envs_per_env_runner == 64
     assert config.gym_env_vectorize_mode == "vector_entry_point"
     assert config.train_batch_size_per_learner == 16 * 64 * 2 and config.minibatch_size == 512
     assert (config.num_epochs, config.lr, config.gamma, config.lambda_, config.clip_param) == (3, 1e-4, 0.99, 0.9, 0.1)
-    assert (config.entropy_coeff, config.vf_loss_coeff, config.grad_clip, config.use_kl_loss) == (0.02, 0.25, 1.0,
-                                                                                                   False)
+    assert (config.entropy_coeff, config.vf_loss_coeff, config.grad_clip, config.use_kl_loss) == (
+        0.02,
+        0.25,
+        1.0,
+        False,
+    )
     assert config.rl_module_spec.model_config["fcnet_hiddens"] == [64, 32]
 
 
@@ -249,8 +320,9 @@ def test_train_rllib_games_per_runner(tmp_path: Path) -> None:
     args = parser.parse_args(["--out", str(tmp_path), "--backend", "rllib", "--num-env-runners", "3"])
     train.check_args(parser, args)
     assert (args.envs_per_runner, args.num_envs) == (342, 1026)  # 1024 games split, rounded up
-    args = parser.parse_args(["--out", str(tmp_path), "--backend", "rllib", "--envs-per-runner", "100",
-                              "--batch-size", "256"])
+    args = parser.parse_args(
+        ["--out", str(tmp_path), "--backend", "rllib", "--envs-per-runner", "100", "--batch-size", "256"]
+    )
     train.check_args(parser, args)
     assert (args.envs_per_runner, args.num_envs, args.num_env_runners) == (100, 100, 0)
 
@@ -265,18 +337,29 @@ def test_train_rllib_needs_ray(capsys, tmp_path: Path, monkeypatch) -> None:
 
 @pytest.mark.one_backend
 def test_train_rllib_bad_address_is_a_usage_error(tmp_path: Path) -> None:
-    result = subprocess.run([sys.executable, str(ROOT / "train.py"), "--backend", "rllib", "--address",
-                             "127.0.0.1:9", "--out", str(tmp_path / "runs")], capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "train.py"),
+            "--backend",
+            "rllib",
+            "--address",
+            "127.0.0.1:9",
+            "--out",
+            str(tmp_path / "runs"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2 and "argument --address: cannot join a Ray cluster" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()
 
 
 @pytest.mark.one_backend
 def test_the_rllib_example_in_the_docs_runs(tmp_path: Path, monkeypatch, capsys) -> None:
-    from test_gym_env import doc_code
-
     import ray
+    from test_gym_env import doc_code
 
     code = [c for c in doc_code("Ray RLlib") if "RLlibTrainer" in c]
     assert len(code) == 1

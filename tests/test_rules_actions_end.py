@@ -19,11 +19,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import CARDS, action_id, legal, phase, play, position, total_cards, zone
 
 from aos_env import core
 from aos_env.core import Phase
-
-from helpers import CARDS, action_id, legal, phase, play, position, total_cards, zone
 
 # ---- helpers ----------------------------------------------------------------------------
 
@@ -98,12 +97,20 @@ def hand_size(state: core.State, p: int) -> int:
 def test_R6_1_conquest_scores_axe_and_sword_icons_then_steals_from_chosen_player() -> None:
     """R6.1: gain 1 VP per axe and sword icon on your spirits (staff, shield, armour do not
     count), then steal 1 VP chip from one other player of your choice who has one."""
-    s = position(3, players=[
-        {"hand": ["Imp", "Angel"], "head": "Leprechaun", "vp": 1,
-         "spirits": ["Nightmare", "Succubus", "Phoenix", "Fairy", "Golem", "Angel"]},  # 2 axes, 1 sword
-        {"hand": ["Imp", "Angel"], "vp": 4},
-        {"hand": ["Imp", "Angel"], "vp": 2},
-    ], deck=["Golem"] * 2)
+    s = position(
+        3,
+        players=[
+            {
+                "hand": ["Imp", "Angel"],
+                "head": "Leprechaun",
+                "vp": 1,
+                "spirits": ["Nightmare", "Succubus", "Phoenix", "Fairy", "Golem", "Angel"],
+            },  # 2 axes, 1 sword
+            {"hand": ["Imp", "Angel"], "vp": 4},
+            {"hand": ["Imp", "Angel"], "vp": 2},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", 3)  # Leprechaun 2 + Imp 1: "3 or less"
     assert phase(s) == Phase.CONQUEST_TARGET and int(s.current_player[0]) == 0
     assert s.vp[0].tolist() == [4, 4, 2], "icons are scored before the steal: +3"
@@ -118,12 +125,16 @@ def test_R6_1_conquest_scores_axe_and_sword_icons_then_steals_from_chosen_player
 
 def test_R6_1_conquest_only_players_with_vp_can_be_stolen_from() -> None:
     """R6.1: the victim must have at least one VP chip; among those the player chooses (4 players)."""
-    s = position(4, players=[
-        {"hand": ["Imp", "Angel"], "head": "Imp"},
-        {"hand": ["Imp", "Angel"], "vp": 0},
-        {"hand": ["Imp", "Angel"], "vp": 3},
-        {"hand": ["Fairy", "Angel"], "vp": 1},
-    ], deck=["Golem"] * 2)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Imp", "Angel"], "head": "Imp"},
+            {"hand": ["Imp", "Angel"], "vp": 0},
+            {"hand": ["Imp", "Angel"], "vp": 3},
+            {"hand": ["Fairy", "Angel"], "vp": 1},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", 2)
     assert phase(s) == Phase.CONQUEST_TARGET
     assert legal(s) == ["TARGET_2", "TARGET_3"], "player 1 has no VP chip"
@@ -134,10 +145,14 @@ def test_R6_1_conquest_only_players_with_vp_can_be_stolen_from() -> None:
 
 def test_R6_1_conquest_takes_from_supply_when_no_other_player_has_vp() -> None:
     """R6.1: if no other player has a VP chip, 1 VP comes from the supply (your own chips do not count)."""
-    s = position(2, players=[
-        {"hand": ["Imp", "Angel"], "head": "Imp", "vp": 3, "spirits": ["Salamander"]},
-        {"hand": ["Imp", "Fairy"], "vp": 0},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Angel"], "head": "Imp", "vp": 3, "spirits": ["Salamander"]},
+            {"hand": ["Imp", "Fairy"], "vp": 0},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", 2)
     # no target decision: 1 sword + 1 from the supply, the opponent keeps 0
     assert s.vp[0].tolist() == [5, 0]
@@ -147,18 +162,26 @@ def test_R6_1_conquest_takes_from_supply_when_no_other_player_has_vp() -> None:
 def test_R6_1_conquest_cannot_steal_from_valkyrie_protected_player() -> None:
     """R6.1 with Valkyrie: a protected player is never a victim; if only protected players have
     VP, the chip comes from the supply [decision]."""
-    s = position(3, players=[
-        {"hand": ["Imp", "Angel"], "head": "Imp"},
-        {"hand": ["Imp", "Angel"], "vp": 5, "spirits": ["Valkyrie"]},
-        {"hand": ["Imp", "Fairy"], "vp": 2},
-    ], deck=["Golem"] * 2)
+    s = position(
+        3,
+        players=[
+            {"hand": ["Imp", "Angel"], "head": "Imp"},
+            {"hand": ["Imp", "Angel"], "vp": 5, "spirits": ["Valkyrie"]},
+            {"hand": ["Imp", "Fairy"], "vp": 2},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", 2)  # the only possible victim (player 2) is taken automatically
     assert s.vp[0].tolist() == [1, 5, 1]
 
-    s = position(2, players=[
-        {"hand": ["Imp", "Angel"], "head": "Imp"},
-        {"hand": ["Imp", "Fairy"], "vp": 5, "spirits": ["Valkyrie"]},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Angel"], "head": "Imp"},
+            {"hand": ["Imp", "Fairy"], "vp": 5, "spirits": ["Valkyrie"]},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", 2)
     assert s.vp[0].tolist() == [1, 5]
 
@@ -166,10 +189,14 @@ def test_R6_1_conquest_cannot_steal_from_valkyrie_protected_player() -> None:
 @pytest.mark.parametrize("head, number", [(None, 1), ("Imp", 2), ("Leprechaun", 3)])
 def test_R6_1_command_number_3_or_less_is_conquest(head, number) -> None:
     """R6 table / R10.3: every command number of 3 or less is Conquest (no head counts 0, R3.1.3)."""
-    s = position(2, players=[
-        {"hand": ["Imp", "Angel"], "head": head},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Angel"], "head": head},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = command(s, "Imp", number)
     assert s.vp[0].tolist() == [1, 0], "Conquest with no icons and no victim: 1 VP from the supply"
     assert int(s.active_player[0]) == 1
@@ -183,11 +210,14 @@ def test_R6_1_command_number_3_or_less_is_conquest(head, number) -> None:
 def test_R6_2_research_scores_before_flipping() -> None:
     """R6.2 (rulebook example): gain 1 VP per stone FIRST, then turn one face-up mana of your
     choice into a stone; the flip is mandatory."""
-    s = position(2, players=[
-        {"hand": ["Salamander", "Angel"], "head": "Imp", "mana": ["Angel", "Fairy"],
-         "stones": ["Golem", "Golem"]},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Angel"], "head": "Imp", "mana": ["Angel", "Fairy"], "stones": ["Golem", "Golem"]},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Golem"] * 2,
+    )
     s = play(s, "Salamander")  # Imp 1 + Salamander 3 = 4
     assert phase(s) == Phase.MAIN and int(s.command_number[0]) == 4  # Angel (UU) could be summoned
     s = play(s, "ACT")
@@ -204,10 +234,14 @@ def test_R6_2_research_scores_before_flipping() -> None:
 def test_R6_2_research_with_one_face_up_mana_flips_it_and_scores_zero() -> None:
     """R6.2: with no stone, Research scores 0 even though a stone is made by the flip;
     the only face-up mana (here the command card, no head: R3.1.3) is flipped."""
-    s = position(2, players=[
-        {"hand": ["Golem", "Imp"]},  # no head: 0 + Golem 4 = 4
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Phoenix"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Imp"]},  # no head: 0 + Golem 4 = 4
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Phoenix"] * 2,
+    )
     s = command(s, "Golem", 4)
     assert s.vp[0].tolist() == [0, 0]
     assert zone(s, "stones", 0) == {"Golem": 1} and zone(s, "mana", 0) == {}
@@ -221,10 +255,14 @@ def test_R6_2_research_with_one_face_up_mana_flips_it_and_scores_zero() -> None:
 
 
 def _alchemy_position(deck_size: int, faith: int = 1) -> core.State:
-    return position(2, players=[
-        {"hand": ["Gargoyle", "Angel"], "head": "Imp", "faith": faith},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Golem"] * deck_size)
+    return position(
+        2,
+        players=[
+            {"hand": ["Gargoyle", "Angel"], "head": "Imp", "faith": faith},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Golem"] * deck_size,
+    )
 
 
 def test_R6_3_alchemy_a_draws_one_card_and_gains_a_stone() -> None:
@@ -256,10 +294,14 @@ def test_R6_3_alchemy_b_gains_faith_and_a_stone() -> None:
 
 
 def _prayer_position(hand: list[str], deck: list[str]) -> core.State:
-    return position(2, players=[
-        {"hand": ["Angel", *hand], "head": "Imp"},  # Imp 1 + Angel 5 = 6
-        {"hand": ["Imp", "Dryad"]},
-    ], deck=deck)
+    return position(
+        2,
+        players=[
+            {"hand": ["Angel", *hand], "head": "Imp"},  # Imp 1 + Angel 5 = 6
+            {"hand": ["Imp", "Dryad"]},
+        ],
+        deck=deck,
+    )
 
 
 def test_R6_4_prayer_a_draws_two_cards() -> None:
@@ -382,10 +424,14 @@ def test_R6_5_festival_one_lower_player_is_enough() -> None:
 
 def test_R6_6_inquisition_draws_three_cards() -> None:
     """R6.6: draw 3 cards (2 or 3 players); nobody has lower faith, so nobody gives."""
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Salamander"},  # Salamander 3 + Angel 5 = 8
-        {"hand": ["Imp", "Fairy"]},  # equal faith: not lower
-    ], deck=["Phoenix"] * 3 + ["Golem"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Salamander"},  # Salamander 3 + Angel 5 = 8
+            {"hand": ["Imp", "Fairy"]},  # equal faith: not lower
+        ],
+        deck=["Phoenix"] * 3 + ["Golem"] * 2,
+    )
     discard = int(s.discard[0].sum())
     s = command(s, "Angel", 8)
     s = finish_turn(s, turn=0)
@@ -398,12 +444,16 @@ def test_R6_6_inquisition_draws_three_cards() -> None:
 
 def test_R6_6_inquisition_draws_two_with_four_players() -> None:
     """R6.6: in a 4-player game Inquisition draws 2 cards."""
-    s = position(4, players=[
-        {"hand": ["Angel", "Imp"], "head": "Salamander"},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Phoenix"] * 4)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Salamander"},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Phoenix"] * 4,
+    )
     s = command(s, "Angel", 8)
     assert zone(s, "hand", 0) == {"Imp": 1, "Phoenix": 3}  # 2 drawn + 1 kept
     assert int(s.head[0, 3]) == kind("Phoenix") and int(s.deck[0].sum()) == 0
@@ -415,12 +465,17 @@ def test_R6_6_inquisition_draws_two_with_four_players() -> None:
 def test_R6_6_lower_faith_players_give_a_card_of_their_choice_from_the_left() -> None:
     """R6.6: each other player with lower faith chooses a card from hand and gives it;
     givers act in turn order from the active player's left (equal faith does not give)."""
-    s = position(4, players=[
-        {"hand": ["Unicorn", "Valkyrie"], "faith": 2},  # lower: gives second
-        {"hand": ["Imp", "Fairy"], "faith": 3},  # equal: gives nothing
-        {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3},  # active
-        {"hand": ["Fairy", "Golem", "Undine"], "faith": 1},  # lower: gives first
-    ], active=2, deck=["Phoenix"] * 4)
+    s = position(
+        4,
+        players=[
+            {"hand": ["Unicorn", "Valkyrie"], "faith": 2},  # lower: gives second
+            {"hand": ["Imp", "Fairy"], "faith": 3},  # equal: gives nothing
+            {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3},  # active
+            {"hand": ["Fairy", "Golem", "Undine"], "faith": 1},  # lower: gives first
+        ],
+        active=2,
+        deck=["Phoenix"] * 4,
+    )
     s = command(s, "Angel", 8)
     assert phase(s) == Phase.INQUISITION_GIFT
     assert int(s.active_player[0]) == 2 and int(s.current_player[0]) == 3
@@ -444,10 +499,14 @@ def test_R6_6_lower_faith_players_give_a_card_of_their_choice_from_the_left() ->
 
 
 def _pilgrimage(faith: int, vp: int, deck: list[str], head: str = "Gargoyle") -> core.State:
-    return position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": head, "faith": faith, "vp": vp},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=deck)
+    return position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": head, "faith": faith, "vp": vp},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=deck,
+    )
 
 
 def test_R6_7_pilgrimage_a_gains_vp_equal_to_faith_and_keeps_faith() -> None:
@@ -535,10 +594,14 @@ def test_R7_1_declaration_offered_with_30_vp_reached_this_turn() -> None:
 def test_R7_1_declaration_offered_with_10_spirits() -> None:
     """R7.1: 10 or more spirits in play allow the declaration (with 0 VP)."""
     spirits = ["Golem"] * 4 + ["Homunculus"] * 4 + ["Fairy"] * 2
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle", "spirits": spirits},
-        {"hand": ["Imp", "Fairy"]},
-    ], deck=["Phoenix"] * 3)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle", "spirits": spirits},
+            {"hand": ["Imp", "Fairy"]},
+        ],
+        deck=["Phoenix"] * 3,
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_B")
     assert phase(s) == Phase.DECLARE and legal(s) == ["YES", "NO"] and s.vp[0, 0] == 0
@@ -547,10 +610,14 @@ def test_R7_1_declaration_offered_with_10_spirits() -> None:
 def test_R7_1_no_declaration_below_both_thresholds() -> None:
     """R7.1: with 29 VP and 9 spirits the end cannot be declared: the turn passes."""
     spirits = ["Golem"] * 4 + ["Homunculus"] * 4 + ["Fairy"]
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle", "spirits": spirits, "vp": 29},
-        {"hand": ["Imp", "Fairy"], "vp": 40},  # the other player's chips do not matter
-    ], deck=["Phoenix"] * 3)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle", "spirits": spirits, "vp": 29},
+            {"hand": ["Imp", "Fairy"], "vp": 40},  # the other player's chips do not matter
+        ],
+        deck=["Phoenix"] * 3,
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_B")  # no VP gained
     assert core.final_scores(s)[0, 0] == 33, "the final score (chips + 4 Golems) does not count, only chips"
@@ -561,10 +628,14 @@ def test_R7_1_no_declaration_below_both_thresholds() -> None:
 def test_R7_1_declaring_is_optional_and_possible_on_a_later_turn() -> None:
     """R7.1: the declaration is optional: NO lets the game go on, with no declarer; the player
     may declare at the end of a later turn."""
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp", "Fairy"], "head": "Gargoyle", "vp": 40},
-        {"hand": ["Imp", "Salamander", "Golem"]},
-    ], deck=["Phoenix"] * 2)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp", "Fairy"], "head": "Gargoyle", "vp": 40},
+            {"hand": ["Imp", "Salamander", "Golem"]},
+        ],
+        deck=["Phoenix"] * 2,
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_A")
     assert phase(s) == Phase.DECLARE
@@ -580,10 +651,17 @@ def test_R7_1_declaring_is_optional_and_possible_on_a_later_turn() -> None:
 def test_R7_1_only_the_first_declaration_counts() -> None:
     """R7.1: after a declaration nobody else may declare: a player with 30+ VP is not asked,
     and the end stays as the first declarer set it."""
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle", "vp": 35},
-        {"hand": ["Imp", "Fairy", "Golem"]},
-    ], deck=None, turn=5, declarer=1, last_turn=6)  # player 1 declared at turn 4
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle", "vp": 35},
+            {"hand": ["Imp", "Fairy", "Golem"]},
+        ],
+        deck=None,
+        turn=5,
+        declarer=1,
+        last_turn=6,
+    )  # player 1 declared at turn 4
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_A")
     s = finish_turn(s, turn=5)  # no DECLARE phase may come up
@@ -625,10 +703,15 @@ def test_R7_2_one_more_round_with_the_declarer_last(num_players, declarer, order
 def test_R7_2_extra_round_is_not_cut_by_the_turn_limit() -> None:
     """R7.2 + R7.5: a declaration in the last turn before the limit still gives the full extra
     round (opponent, then declarer); the game terminates by the rules, not by truncation."""
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp", "Fairy"], "head": "Gargoyle", "vp": 30},
-        {"hand": ["Imp", "Salamander", "Golem"]},
-    ], turn=9, max_turns=10)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp", "Fairy"], "head": "Gargoyle", "vp": 30},
+            {"hand": ["Imp", "Salamander", "Golem"]},
+        ],
+        turn=9,
+        max_turns=10,
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_A")
     s = finish_turn(s, declare="YES")
@@ -648,11 +731,19 @@ def test_R7_2_extra_round_is_not_cut_by_the_turn_limit() -> None:
 def test_R7_3_final_score_is_chips_plus_printed_points_plus_game_end_abilities() -> None:
     """R7.3: final score = VP chips + printed points + game-end abilities; faith and stones
     count only through abilities (Seraph, Ouroboros)."""
-    s = position(2, players=[
-        {"hand": ["Imp", "Angel"], "vp": 5, "faith": 4, "stones": ["Golem"] * 3,
-         "spirits": ["Seraph", "Ouroboros", "Titania", "Chimera", "Imp", "Fairy"]},
-        {"hand": ["Imp", "Fairy"], "vp": 7, "faith": 6, "stones": ["Golem"], "spirits": ["Giant"]},
-    ])
+    s = position(
+        2,
+        players=[
+            {
+                "hand": ["Imp", "Angel"],
+                "vp": 5,
+                "faith": 4,
+                "stones": ["Golem"] * 3,
+                "spirits": ["Seraph", "Ouroboros", "Titania", "Chimera", "Imp", "Fairy"],
+            },
+            {"hand": ["Imp", "Fairy"], "vp": 7, "faith": 6, "stones": ["Golem"], "spirits": ["Giant"]},
+        ],
+    )
     # player 0: printed 2+2+2+2+1+0 = 9; Seraph faith 4; Ouroboros 3 stones; Titania 3 staffs
     # (2 Titania + 1 Fairy); Chimera: one full set (axe Imp, staff, sword Chimera, shield
     # Ouroboros, armour Seraph) = 7. Total 5 + 9 + 4 + 3 + 3 + 7 = 31.
@@ -663,10 +754,17 @@ def test_R7_3_final_score_is_chips_plus_printed_points_plus_game_end_abilities()
 def test_R7_3_winner_has_the_highest_final_score_not_the_most_chips() -> None:
     """R7.3/R7.4: the winner is decided on final scores (player 0: 5 chips, 12 points in all)
     beating player 1 (8 chips, no spirits); terminal rewards +1 / -1."""
-    s = position(2, players=[
-        {"hand": ["Imp", "Fairy"], "vp": 5, "spirits": ["Giant", "Seraph"], "faith": 2},  # 5+3+2+2
-        {"hand": ["Salamander", "Salamander", "Imp"], "head": "Salamander", "vp": 8},
-    ], active=1, turn=20, declarer=1, last_turn=20)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Fairy"], "vp": 5, "spirits": ["Giant", "Seraph"], "faith": 2},  # 5+3+2+2
+            {"hand": ["Salamander", "Salamander", "Imp"], "head": "Salamander", "vp": 8},
+        ],
+        active=1,
+        turn=20,
+        declarer=1,
+        last_turn=20,
+    )
     s = command(s, "Salamander", 6)  # Prayer: draws only
     s = play(s, "OPTION_A")
     s = finish_turn(s, turn=20)
@@ -735,10 +833,15 @@ def test_R7_terminal_rewards_winner_plus_one_others_minus_one_over_p_minus_1(num
 def test_R7_5_game_without_declaration_is_truncated_at_the_turn_limit() -> None:
     """R7.5 [decision]: with no declaration, the game is truncated once max_turns turns are
     played: nobody wins (all rewards 0, even with a clear leader); a finished game ignores actions."""
-    s = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle", "vp": 20},
-        {"hand": ["Imp", "Salamander", "Golem"]},
-    ], turn=8, max_turns=10)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle", "vp": 20},
+            {"hand": ["Imp", "Salamander", "Golem"]},
+        ],
+        turn=8,
+        max_turns=10,
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_B")
     s = finish_turn(s, turn=8)
@@ -759,10 +862,9 @@ def test_R7_5_game_without_declaration_is_truncated_at_the_turn_limit() -> None:
 # =========================================================================================
 
 
-
-
-def _all_placed(players: list[dict], *, holder: int, deck: list[str], discard: list[str],
-                active: int = 0) -> core.State:
+def _all_placed(
+    players: list[dict], *, holder: int, deck: list[str], discard: list[str], active: int = 0
+) -> core.State:
     """A position with every card placed: the cards nobody else holds are ``holder``'s spirits."""
     used = list(deck) + list(discard)
     for spec in players:
@@ -777,11 +879,16 @@ def _all_placed(players: list[dict], *, holder: int, deck: list[str], discard: l
 
 def test_R8_1_empty_deck_is_refilled_from_the_discard_pile() -> None:
     """R8.1: when a card must be drawn from an empty deck, the discard pile becomes the deck."""
-    s = _all_placed([
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Fairy", "Golem"]},
-    ], holder=2, deck=[], discard=["Phoenix"] * 3)
+    s = _all_placed(
+        [
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Fairy", "Golem"]},
+        ],
+        holder=2,
+        deck=[],
+        discard=["Phoenix"] * 3,
+    )
     assert int(s.deck[0].sum()) == 0 and int(s.discard[0].sum()) == 3
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_B")  # draw 1: from the 3 Phoenixes of the discard pile
@@ -799,10 +906,14 @@ def test_R8_1_empty_deck_is_refilled_from_the_discard_pile() -> None:
 
 def test_R8_2_empty_hand_plays_the_top_card_of_the_deck_as_command_card() -> None:
     """R8.2 / R3.1.2: a player with an empty hand plays the top card of the deck as command card."""
-    s = position(2, players=[
-        {"hand": ["Imp", "Fairy"], "head": "Imp"},
-        {"hand": [], "head": "Golem"},
-    ], deck=["Angel"] * 3)
+    s = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Fairy"], "head": "Imp"},
+            {"hand": [], "head": "Golem"},
+        ],
+        deck=["Angel"] * 3,
+    )
     s = command(s, "Imp", 2)  # Conquest from the supply; Phase III: Angel kept, Angel assisted
     # player 1: head Angel (assisted) + the deck's Angel = 10: Pilgrimage (Phase II has only ACT)
     assert int(s.active_player[0]) == 1 and phase(s) == Phase.PILGRIMAGE
@@ -815,11 +926,15 @@ def test_R8_2_empty_hand_plays_the_top_card_of_the_deck_as_command_card() -> Non
 
 def test_R8_2_inquisition_giver_with_empty_hand_gives_the_top_card_of_the_deck() -> None:
     """R6.6 / R8.2: a lower-faith player with an empty hand gives the top card of the deck."""
-    s = position(3, players=[
-        {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 2},
-        {"hand": ["Imp", "Fairy"], "faith": 2},  # equal: does not give
-        {"hand": [], "faith": 1},  # lower, empty hand
-    ], deck=["Phoenix"] * 4 + ["Golem"] * 2)
+    s = position(
+        3,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 2},
+            {"hand": ["Imp", "Fairy"], "faith": 2},  # equal: does not give
+            {"hand": [], "faith": 1},  # lower, empty hand
+        ],
+        deck=["Phoenix"] * 4 + ["Golem"] * 2,
+    )
     s = command(s, "Angel", 8)
     s = finish_turn(s, turn=0)
     hand = zone(s, "hand", 0)
@@ -844,15 +959,40 @@ def test_R8_3_nothing_to_draw_every_player_discards_to_9_then_the_draw_goes_on()
     first then clockwise, discards down to 9 cards in hand and 9 mana (their choice; stones
     count; a waiting head counts but may not be discarded, R4.3); the discards become the deck
     and the draw goes on."""
-    p1_hand = ["Angel", "Imp", "Asmodai", "Nightmare", "Belial", "Succubus", "Leprechaun", "Baldanders",
-               "Dryad", "Treant", "Fairy", "Salamander"]
-    s = _all_placed([
-        {"hand": ["Unicorn"] * 4 + ["Pegasus"] * 4 + ["Valkyrie", "Undine"]},  # 10 cards
-        {"hand": p1_hand, "head": "Gargoyle", "stones": ["Undine"],  # active: 11 cards and 11 mana after Phase I
-         "mana": ["Cerberus", "Ifrit", "Will-o'-wisp", "Phoenix", "Golem", "Sphinx", "Homunculus", "Giant"]},
-        {"hand": ["Imp"] * 3 + ["Asmodai"] * 3 + ["Nightmare"] * 3 + ["Belial"],  # 10 cards
-         "head": "Angel", "mana": ["Fairy"] * 3 + ["Golem"] * 3 + ["Salamander"] * 3},  # 10 mana, 1 blue: the head
-    ], holder=0, deck=[], discard=[], active=1)
+    p1_hand = [
+        "Angel",
+        "Imp",
+        "Asmodai",
+        "Nightmare",
+        "Belial",
+        "Succubus",
+        "Leprechaun",
+        "Baldanders",
+        "Dryad",
+        "Treant",
+        "Fairy",
+        "Salamander",
+    ]
+    s = _all_placed(
+        [
+            {"hand": ["Unicorn"] * 4 + ["Pegasus"] * 4 + ["Valkyrie", "Undine"]},  # 10 cards
+            {
+                "hand": p1_hand,
+                "head": "Gargoyle",
+                "stones": ["Undine"],  # active: 11 cards and 11 mana after Phase I
+                "mana": ["Cerberus", "Ifrit", "Will-o'-wisp", "Phoenix", "Golem", "Sphinx", "Homunculus", "Giant"],
+            },
+            {
+                "hand": ["Imp"] * 3 + ["Asmodai"] * 3 + ["Nightmare"] * 3 + ["Belial"],  # 10 cards
+                "head": "Angel",
+                "mana": ["Fairy"] * 3 + ["Golem"] * 3 + ["Salamander"] * 3,
+            },  # 10 mana, 1 blue: the head
+        ],
+        holder=0,
+        deck=[],
+        discard=[],
+        active=1,
+    )
     s = play(s, "Angel")  # Gargoyle 4 + Angel 5 = 9
     assert phase(s) == Phase.MAIN
     s = play(s, "ACT", "OPTION_B")  # Pilgrimage (b): 1 faith, then a card must be drawn
@@ -894,13 +1034,30 @@ def test_R8_3_nothing_to_draw_every_player_discards_to_9_then_the_draw_goes_on()
 def test_R8_3_draw_goes_on_in_phase_three_after_the_discard_round() -> None:
     """R8.3: the deck runs dry between the two Phase III cards: the discard round happens, then
     the second card is drawn from the discarded cards."""
-    hand = ["Angel", "Imp", "Asmodai", "Nightmare", "Belial", "Succubus", "Leprechaun", "Baldanders",
-            "Dryad", "Treant", "Fairy", "Salamander"]
-    s = _all_placed([
-        {"hand": hand, "head": "Gargoyle"},  # 11 cards after Phase I
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
-    ], holder=2, deck=["Phoenix"], discard=[])
+    hand = [
+        "Angel",
+        "Imp",
+        "Asmodai",
+        "Nightmare",
+        "Belial",
+        "Succubus",
+        "Leprechaun",
+        "Baldanders",
+        "Dryad",
+        "Treant",
+        "Fairy",
+        "Salamander",
+    ]
+    s = _all_placed(
+        [
+            {"hand": hand, "head": "Gargoyle"},  # 11 cards after Phase I
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
+        ],
+        holder=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_A")  # VP = faith; no draw. Phase III: Phoenix, then nothing
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 0
@@ -915,11 +1072,16 @@ def test_R8_3_draw_goes_on_in_phase_three_after_the_discard_round() -> None:
 def test_R8_3_draw_is_skipped_when_still_nothing_can_be_drawn() -> None:
     """R8.3 [decision]: nothing to draw and nobody above 9 cards / 9 mana: the draw is skipped
     (Pilgrimage (b) still gives the faith; Phase III draws nothing, nothing is kept or assisted)."""
-    s = _all_placed([
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
-    ], holder=2, deck=[], discard=[])
+    s = _all_placed(
+        [
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
+        ],
+        holder=2,
+        deck=[],
+        discard=[],
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_B")
     assert s.faith[0].tolist() == [2, 1, 1]
@@ -931,11 +1093,16 @@ def test_R8_3_draw_is_skipped_when_still_nothing_can_be_drawn() -> None:
 
 def test_R8_3_single_card_in_phase_three_is_kept_and_nothing_assisted() -> None:
     """R8.3 [decision]: if only one card can be drawn in Phase III it is kept; nothing is assisted."""
-    s = _all_placed([
-        {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
-    ], holder=2, deck=["Phoenix"], discard=[])
+    s = _all_placed(
+        [
+            {"hand": ["Angel", "Imp"], "head": "Gargoyle"},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
+        ],
+        holder=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     s = command(s, "Angel", 9)
     s = play(s, "OPTION_A")
     assert s.vp[0].tolist() == [1, 0, 0]
@@ -948,13 +1115,29 @@ def test_R8_3_one_discard_round_per_draw() -> None:
     """R8.3 [decision]: one discard round per draw. The deck runs dry again during the same draw
     (Prayer's two cards): the rest of that draw is skipped instead of a second round. Phase III
     is a new draw and may have its own round."""
-    hand = ["Salamander", "Imp", "Asmodai", "Nightmare", "Belial", "Succubus", "Leprechaun", "Baldanders",
-            "Dryad", "Treant", "Fairy"]
-    s = _all_placed([
-        {"hand": hand, "head": "Salamander"},
-        {"hand": ["Imp", "Fairy"]},
-        {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
-    ], holder=2, deck=[], discard=[])
+    hand = [
+        "Salamander",
+        "Imp",
+        "Asmodai",
+        "Nightmare",
+        "Belial",
+        "Succubus",
+        "Leprechaun",
+        "Baldanders",
+        "Dryad",
+        "Treant",
+        "Fairy",
+    ]
+    s = _all_placed(
+        [
+            {"hand": hand, "head": "Salamander"},
+            {"hand": ["Imp", "Fairy"]},
+            {"hand": ["Fairy", "Golem"], "head": "Unicorn"},
+        ],
+        holder=2,
+        deck=[],
+        discard=[],
+    )
     s = command(s, "Salamander", 6)  # Prayer; 10 cards in hand
     s = play(s, "OPTION_A")  # draw 2: nothing to draw, the round starts
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 0

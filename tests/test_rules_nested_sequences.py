@@ -22,11 +22,10 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import CARDS, check_invariants, legal, phase, play, position, random_actions, total_cards, zone
 
 from aos_env import core
 from aos_env.core import Phase
-
-from helpers import CARDS, check_invariants, legal, phase, play, position, random_actions, total_cards, zone
 
 
 def _rest(used: list[str]) -> list[str]:
@@ -40,8 +39,7 @@ def _rest(used: list[str]) -> list[str]:
     return out
 
 
-def _placed(players: list[dict], *, dump: int, deck: list[str], discard: list[str],
-            active: int = 0) -> core.State:
+def _placed(players: list[dict], *, dump: int, deck: list[str], discard: list[str], active: int = 0) -> core.State:
     """A position where every card is placed: the rest are ``dump``'s spirits."""
     used = list(deck) + list(discard)
     for spec in players:
@@ -76,12 +74,17 @@ def test_R6_6_R8_3_discard_round_in_the_inquisition_draw_skips_no_giver() -> Non
     """R6.6 with R8.3: the Inquisition's own draw runs a discard round in which the player two
     seats to the left discards; afterwards the givers still start from the active player's left,
     so the first lower-faith player gives first and nobody is skipped."""
-    s = _placed([
-        {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3, "vp": 30},  # active; may declare
-        {"hand": ["Golem", "Undine"], "faith": 1},  # lower: gives first
-        {"hand": list(_TEN), "faith": 1},  # lower, 10 cards: discards in the round, then gives
-        {},  # dump
-    ], dump=3, deck=[], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3, "vp": 30},  # active; may declare
+            {"hand": ["Golem", "Undine"], "faith": 1},  # lower: gives first
+            {"hand": list(_TEN), "faith": 1},  # lower, 10 cards: discards in the round, then gives
+            {},  # dump
+        ],
+        dump=3,
+        deck=[],
+        discard=[],
+    )
     s = _inquisition(s)  # draw 2 (4 players): nothing to draw, a round starts
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 2
     s = play(s, "Ifrit")  # down to 9; the Ifrit is drawn by the active player, then the draw is skipped
@@ -103,12 +106,17 @@ def test_R6_6_R8_2_R8_3_empty_handed_giver_whose_gift_runs_a_discard_round_gives
     draw runs a discard round (the active player holds 10 cards, and gets the discarded card
     back as the gift). The giver gives exactly once, then the next giver gives, and the turn
     goes on to its end (it used to choose the same giver again and again)."""
-    s = _placed([
-        {"hand": ["Angel"] + _NINE[:8], "head": "Salamander", "faith": 3},  # active: 8 cards after Phase I
-        {"hand": [], "faith": 1},  # lower, empty hand: gives the top card of the deck
-        {"hand": ["Golem", "Undine"], "faith": 1},  # lower: gives second
-        {},
-    ], dump=3, deck=["Phoenix", "Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Angel"] + _NINE[:8], "head": "Salamander", "faith": 3},  # active: 8 cards after Phase I
+            {"hand": [], "faith": 1},  # lower, empty hand: gives the top card of the deck
+            {"hand": ["Golem", "Undine"], "faith": 1},  # lower: gives second
+            {},
+        ],
+        dump=3,
+        deck=["Phoenix", "Phoenix"],
+        discard=[],
+    )
     s = _inquisition(s)  # draws both Phoenixes: 10 cards; then player 1's gift needs a card
     assert _hand_size(s, 0) == 10 and int(s.deck[0].sum()) == 0
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 0
@@ -131,12 +139,17 @@ def test_R6_6_R8_3_succubus_scores_only_the_gifts_that_arrive() -> None:
     """R6.6 with R8.3 (and Succubus): the empty-handed giver's gift cannot be drawn (nothing to
     draw, nobody over the limits: the draw is skipped), so it scores nothing; the other gift
     scores 1."""
-    s = _placed([
-        {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3, "vp": 30, "spirits": ["Succubus"]},
-        {"hand": [], "faith": 1},
-        {"hand": ["Golem", "Undine"], "faith": 1},
-        {},
-    ], dump=3, deck=[], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Angel", "Imp"], "head": "Salamander", "faith": 3, "vp": 30, "spirits": ["Succubus"]},
+            {"hand": [], "faith": 1},
+            {"hand": ["Golem", "Undine"], "faith": 1},
+            {},
+        ],
+        dump=3,
+        deck=[],
+        discard=[],
+    )
     s = _inquisition(s)  # nothing to draw: the Inquisition draw and player 1's gift are skipped
     assert phase(s) == Phase.INQUISITION_GIFT and int(s.current_player[0]) == 2
     assert s.vp[0, 0] == 30, "no VP for the gift that never came"
@@ -163,11 +176,16 @@ def test_R6_5_R8_3_festival_reveal_goes_on_after_a_discard_round() -> None:
     only player 1 is over a limit; the second card is the one they discarded. Then the
     Festival resolves as usual (nobody has lower faith: the active player picks one and
     discards the other), its VP bonus counted once, and the turn goes on."""
-    s = _placed([
-        {"hand": ["Golem", "Imp"], "head": "Salamander", "spirits": ["Salamander"]},  # active, faith 1
-        {"hand": list(_TEN), "faith": 2},  # 10 cards; faith 2: not lower than the active player's 2
-        {},  # dump
-    ], dump=2, deck=["Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Golem", "Imp"], "head": "Salamander", "spirits": ["Salamander"]},  # active, faith 1
+            {"hand": list(_TEN), "faith": 2},  # 10 cards; faith 2: not lower than the active player's 2
+            {},  # dump
+        ],
+        dump=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     s = play(s, "Golem")  # 3 + 4 = 7: Festival (Phase II has only ACT: Imp cannot be paid)
     assert s.faith[0, :2].tolist() == [2, 2] and s.vp[0, 0] == 1, "faith first; Salamander's VP"
     assert zone(s, "offer") == {"Phoenix": 1} and bool(s.offer_public[0])
@@ -190,11 +208,16 @@ def test_R6_4_R8_3_prayer_a_with_dryad_draws_all_three_across_a_discard_round() 
     """R6.4 (a) with Dryad and R8.3: three cards to draw (two, plus one for Dryad); the deck
     runs dry after the first; player 1 discards two in the round and both are drawn: the draw
     goes on with exactly what was left of it."""
-    s = _placed([
-        {"hand": ["Salamander", "Imp"], "head": "Salamander", "spirits": ["Dryad"]},
-        {"hand": _TEN + ["Titania"]},  # 11 cards: two to discard
-        {},
-    ], dump=2, deck=["Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Salamander", "Imp"], "head": "Salamander", "spirits": ["Dryad"]},
+            {"hand": _TEN + ["Titania"]},  # 11 cards: two to discard
+            {},
+        ],
+        dump=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     s = play(s, "Salamander", "OPTION_A")  # 3 + 3 = 6: Prayer (a)
     assert zone(s, "hand", 0) == {"Imp": 1, "Phoenix": 1}
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 1
@@ -213,11 +236,16 @@ def test_R6_4_R8_1_R8_3_prayer_b_refills_to_exactly_five_across_a_discard_round(
     hold five. The first is the card just discarded (the discard pile becomes the deck), then
     nothing is left: player 1 discards two in the round, and both are drawn. The refill is
     counted once, before the draw: the hand ends with exactly five."""
-    s = _placed([
-        {"hand": ["Salamander", "Imp", "Fairy", "Golem"], "head": "Salamander"},
-        {"hand": _TEN + ["Titania"]},
-        {},
-    ], dump=2, deck=[], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Salamander", "Imp", "Fairy", "Golem"], "head": "Salamander"},
+            {"hand": _TEN + ["Titania"]},
+            {},
+        ],
+        dump=2,
+        deck=[],
+        discard=[],
+    )
     s = play(s, "Salamander", "OPTION_B")  # Prayer (b)
     assert phase(s) == Phase.PRAYER_DISCARD and legal(s) == ["Imp", "Fairy", "Golem", "NO"]
     s = play(s, "Fairy")
@@ -236,14 +264,35 @@ def test_R3_3_R8_3_phase_three_keeps_and_assists_after_a_round_that_asked_three_
     player (seat 1) first, then clockwise player 2 (mana: the waiting head may not go) and,
     skipping the dump, player 0. Then the two cards are drawn from the three discards, the
     active player keeps one and assists the other to their right neighbour, player 0."""
-    hand1 = ["Unicorn", "Imp", "Asmodai", "Nightmare", "Belial", "Leprechaun", "Baldanders", "Dryad", "Treant",
-             "Fairy", "Salamander"]  # none of them can be paid with two blue mana
-    s = _placed([
-        {"hand": ["Golem"] * 4 + ["Homunculus"] * 4 + ["Giant"] * 2},  # 10 cards
-        {"hand": hand1, "head": "Angel"},  # active: 5 + 5 = 10, Pilgrimage; 10 cards after Phase I
-        {"hand": ["Undine", "Seraph"], "head": "Pegasus", "mana": ["Phoenix"] * 4 + ["Cerberus"] * 4 + ["Gargoyle"]},
-        {},
-    ], dump=3, deck=[], discard=[], active=1)
+    hand1 = [
+        "Unicorn",
+        "Imp",
+        "Asmodai",
+        "Nightmare",
+        "Belial",
+        "Leprechaun",
+        "Baldanders",
+        "Dryad",
+        "Treant",
+        "Fairy",
+        "Salamander",
+    ]  # none of them can be paid with two blue mana
+    s = _placed(
+        [
+            {"hand": ["Golem"] * 4 + ["Homunculus"] * 4 + ["Giant"] * 2},  # 10 cards
+            {"hand": hand1, "head": "Angel"},  # active: 5 + 5 = 10, Pilgrimage; 10 cards after Phase I
+            {
+                "hand": ["Undine", "Seraph"],
+                "head": "Pegasus",
+                "mana": ["Phoenix"] * 4 + ["Cerberus"] * 4 + ["Gargoyle"],
+            },
+            {},
+        ],
+        dump=3,
+        deck=[],
+        discard=[],
+        active=1,
+    )
     s = play(s, "Unicorn", "OPTION_A")  # VP = faith (1); Phase III: nothing to draw
     assert s.vp[0].tolist()[:3] == [0, 1, 0]
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 1
@@ -270,11 +319,16 @@ def test_R10_4_R8_3_leprechaun_discards_one_per_copy_after_a_round_in_its_draw()
     first, player 1 discards in the round and that card is the second; then the deck is dry
     again and the third is skipped (one round per draw). The player still discards three
     (one per copy, docs/rules.md), chosen one by one, and then plays a command card."""
-    s = _placed([
-        {"hand": ["Golem", "Imp", "Fairy"], "head": "Salamander", "spirits": ["Leprechaun"] * 3},
-        {"hand": list(_TEN)},
-        {},
-    ], dump=2, deck=["Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Golem", "Imp", "Fairy"], "head": "Salamander", "spirits": ["Leprechaun"] * 3},
+            {"hand": list(_TEN)},
+            {},
+        ],
+        dump=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     assert phase(s) == Phase.LEPRECHAUN
     s = play(s, "YES")
     assert zone(s, "hand", 0) == {"Golem": 1, "Imp": 1, "Fairy": 1, "Phoenix": 1}
@@ -295,11 +349,16 @@ def test_R10_4_R8_3_R3_1_2_leprechaun_draw_cut_short_then_the_command_card_comes
     and nobody over the limits: the second card is skipped. The player discards the one card
     they hold (fewer than two only because the hand is short), and with an empty hand the
     command card is the top card of the deck: that same card (R8.1)."""
-    s = _placed([
-        {"hand": [], "head": "Salamander", "spirits": ["Leprechaun"] * 2},
-        {"hand": ["Golem"]},
-        {},
-    ], dump=2, deck=["Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": [], "head": "Salamander", "spirits": ["Leprechaun"] * 2},
+            {"hand": ["Golem"]},
+            {},
+        ],
+        dump=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     assert phase(s) == Phase.LEPRECHAUN
     s = play(s, "YES")  # draw 2: Phoenix, then nothing; discard it (forced); Phoenix as command card
     assert int(s.cmd_card[0]) == CARDS.kind("Phoenix") and int(s.command_number[0]) == 6
@@ -314,13 +373,28 @@ def test_R3_1_2_R8_2_R8_3_command_card_from_the_deck_after_a_discard_round() -> 
     command card is one of the two cards discarded (both blue: 5 + 5 = 10, Pilgrimage). Phase
     III is a new draw: one card, then its own round (player 1 again holds 10 mana), then the
     second card; one is kept and the other assisted to player 0."""
-    hand0 = ["Unicorn", "Pegasus", "Imp", "Asmodai", "Nightmare", "Belial", "Leprechaun", "Baldanders", "Dryad",
-             "Treant"]
-    s = _placed([
-        {"hand": hand0, "head": "Angel"},  # active: Pilgrimage, keeps a Titania: 10 cards
-        {"hand": [], "head": "Seraph", "mana": ["Undine"] + ["Phoenix"] * 4 + ["Cerberus"] * 4},  # 10 mana
-        {},
-    ], dump=2, deck=["Titania", "Titania"], discard=[])
+    hand0 = [
+        "Unicorn",
+        "Pegasus",
+        "Imp",
+        "Asmodai",
+        "Nightmare",
+        "Belial",
+        "Leprechaun",
+        "Baldanders",
+        "Dryad",
+        "Treant",
+    ]
+    s = _placed(
+        [
+            {"hand": hand0, "head": "Angel"},  # active: Pilgrimage, keeps a Titania: 10 cards
+            {"hand": [], "head": "Seraph", "mana": ["Undine"] + ["Phoenix"] * 4 + ["Cerberus"] * 4},  # 10 mana
+            {},
+        ],
+        dump=2,
+        deck=["Titania", "Titania"],
+        discard=[],
+    )
     s = play(s, "Unicorn", "ACT", "OPTION_A")  # Phase III: Titania kept, Titania assisted to player 2
     assert int(s.active_player[0]) == 1 and zone(s, "hand", 1) == {}
     assert _hand_size(s, 0) == 10 and _piles(s) == (0, 0)
@@ -353,11 +427,16 @@ def test_R10_4_R8_1_R8_3_sphinx_cards_to_hand_then_mana_across_a_discard_round()
     three cards to hand, then two to the mana row. The first is the mana just paid (R8.1);
     then nothing is left, player 1 discards four in the round, and of those the next two go
     to the hand and the last two to the mana row."""
-    s = _placed([
-        {"hand": ["Imp", "Sphinx"], "head": "Salamander", "spirits": ["Gargoyle", "Gargoyle", "Giant"]},
-        {"hand": _TEN + ["Titania", "Chimera", "Seraph"]},  # 13 cards: four to discard
-        {},
-    ], dump=2, deck=[], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Imp", "Sphinx"], "head": "Salamander", "spirits": ["Gargoyle", "Gargoyle", "Giant"]},
+            {"hand": _TEN + ["Titania", "Chimera", "Seraph"]},  # 13 cards: four to discard
+            {},
+        ],
+        dump=2,
+        deck=[],
+        discard=[],
+    )
     s = play(s, "Imp")
     assert legal(s) == ["Sphinx", "ACT"]
     s = play(s, "Sphinx")  # YY* less two yellow (Gargoyles): one "any"
@@ -382,11 +461,16 @@ def test_R5_3_R8_1_R8_3_phoenix_draws_the_paid_mana_then_phase_three_has_its_own
     just paid (the summon's draw cannot run dry: its cost goes to the discard pile first).
     Phase III is a new draw: nothing is left, player 1 discards two in the round, and those
     are the two Phase III cards: one kept, one assisted."""
-    s = _placed([
-        {"hand": ["Imp", "Phoenix"], "head": "Salamander", "spirits": ["Gargoyle", "Gargoyle"]},
-        {"hand": _TEN + ["Titania"]},
-        {},
-    ], dump=2, deck=[], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Imp", "Phoenix"], "head": "Salamander", "spirits": ["Gargoyle", "Gargoyle"]},
+            {"hand": _TEN + ["Titania"]},
+            {},
+        ],
+        dump=2,
+        deck=[],
+        discard=[],
+    )
     s = play(s, "Imp", "Phoenix")  # RR** less two red: "**", paid with the two mana (forced)
     assert zone(s, "spirits", 0) == {"Gargoyle": 2, "Phoenix": 1} and s.faith[0, 0] == 2
     assert zone(s, "hand", 0) == {"Imp": 1, "Salamander": 1} and zone(s, "mana", 0) == {}
@@ -405,11 +489,16 @@ def test_R6_3_R8_3_alchemy_a_stones_come_after_a_round_in_its_draw() -> None:
     """R6.3 (a) with Fairy, Golem and R8.3: two cards to hand (one for Fairy), then two stones
     (one for Golem). The deck runs dry after the first card; player 1 discards three in the
     round; of those the next one goes to the hand and the last two become stones."""
-    s = _placed([
-        {"hand": ["Fairy", "Imp"], "head": "Salamander", "spirits": ["Fairy", "Golem"]},
-        {"hand": _TEN + ["Titania", "Chimera"]},  # 12 cards: three to discard
-        {},
-    ], dump=2, deck=["Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Fairy", "Imp"], "head": "Salamander", "spirits": ["Fairy", "Golem"]},
+            {"hand": _TEN + ["Titania", "Chimera"]},  # 12 cards: three to discard
+            {},
+        ],
+        dump=2,
+        deck=["Phoenix"],
+        discard=[],
+    )
     s = play(s, "Fairy", "OPTION_A")  # 2 + 3 = 5: Alchemy (a)
     assert zone(s, "hand", 0) == {"Imp": 1, "Phoenix": 1} and zone(s, "stones", 0) == {}
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 1
@@ -428,12 +517,17 @@ def test_R6_6_R8_2_R8_3_each_gift_from_the_deck_may_run_its_own_round() -> None:
     of its own: both find nothing to draw and run a round in which the active player (10
     cards) discards, and gets that card back as the gift. Succubus scores both gifts. Phase
     III is a third draw with a third round; its second card is skipped (one round per draw)."""
-    s = _placed([
-        {"hand": ["Angel"] + _NINE[:8], "head": "Salamander", "faith": 3, "spirits": ["Succubus"]},
-        {"hand": [], "faith": 1},
-        {"hand": [], "faith": 1},
-        {},
-    ], dump=3, deck=["Phoenix", "Phoenix"], discard=[])
+    s = _placed(
+        [
+            {"hand": ["Angel"] + _NINE[:8], "head": "Salamander", "faith": 3, "spirits": ["Succubus"]},
+            {"hand": [], "faith": 1},
+            {"hand": [], "faith": 1},
+            {},
+        ],
+        dump=3,
+        deck=["Phoenix", "Phoenix"],
+        discard=[],
+    )
     s = _inquisition(s)  # draws both Phoenixes (10 cards); player 1's gift: nothing to draw
     assert phase(s) == Phase.SHORTAGE_HAND and int(s.current_player[0]) == 0 and _hand_size(s, 0) == 10
     assert s.vp[0, 0] == 0
@@ -457,12 +551,30 @@ def test_AS003_R3_3_nightmare_round_then_phase_three_draws_its_discards() -> Non
     asks the summoner first, then player 1; Phase III then draws from what was paid and
     discarded (R8.1). Nobody can be over 9 after Nightmare, so had the deck run dry, the draw
     would simply have stopped (no R8.3 round)."""
-    s = _placed([
-        {"hand": ["Imp", "Nightmare", "Asmodai", "Belial", "Succubus", "Leprechaun", "Baldanders", "Dryad",
-                  "Treant"], "head": "Salamander", "spirits": ["Gargoyle", "Gargoyle"]},  # 7 cards after the summon
-        {"hand": ["Homunculus"], "mana": ["Phoenix"] * 4 + ["Cerberus"] * 3 + ["Golem"]},  # 8 mana
-        {},
-    ], dump=2, deck=[], discard=[])
+    s = _placed(
+        [
+            {
+                "hand": [
+                    "Imp",
+                    "Nightmare",
+                    "Asmodai",
+                    "Belial",
+                    "Succubus",
+                    "Leprechaun",
+                    "Baldanders",
+                    "Dryad",
+                    "Treant",
+                ],
+                "head": "Salamander",
+                "spirits": ["Gargoyle", "Gargoyle"],
+            },  # 7 cards after the summon
+            {"hand": ["Homunculus"], "mana": ["Phoenix"] * 4 + ["Cerberus"] * 3 + ["Golem"]},  # 8 mana
+            {},
+        ],
+        dump=2,
+        deck=[],
+        discard=[],
+    )
     s = play(s, "Imp", "Nightmare")  # KK* less two black: one "any"
     assert phase(s) == Phase.PAY and legal(s) == ["MANA_BLACK", "MANA_RED"]
     s = play(s, "MANA_RED")  # the Salamander
@@ -591,7 +703,9 @@ def test_R8_3_random_play_through_many_discard_rounds(num_players: int) -> None:
     assert (s.terminated | s.truncated).all(), "every game ends or is truncated"
     # (rounds are counted when a game arrives at one of their decisions; rounds whose
     # discards are all forced are not seen)
-    print(f"{num_players} players: {rounds} R8.3 rounds in {int(had_round.sum())} games, "
-          f"{shortage_decisions} decisions in them; {int(s.terminated.sum())} games ended by a declaration")
+    print(
+        f"{num_players} players: {rounds} R8.3 rounds in {int(had_round.sum())} games, "
+        f"{shortage_decisions} decisions in them; {int(s.terminated.sum())} games ended by a declaration"
+    )
     assert rounds >= 2 * batch and had_round.sum() >= batch // 2, "R8.3 rounds must keep coming up"
     assert s.terminated.any() and s.truncated.any(), "both ways a game ends are played"

@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from aos_env import core
-from aos_env.core.cards import DEFAULT as CARDS
-from aos_env.core import Phase
-
 from helpers import legal, phase, play, position, total_cards, zone
 
+from aos_env import core
+from aos_env.core import Phase
+from aos_env.core.cards import DEFAULT as CARDS
 
 # ---- small helpers -------------------------------------------------------------------------
 
@@ -48,9 +46,25 @@ def n_cards(state: core.State, name: str, player: int | None = None) -> int:
 
 
 PUBLIC_FIELDS = (
-    "current_player", "active_player", "legal_action_mask", "terminated", "truncated", "hand",
-    "spirits", "mana", "head", "stones", "vp", "faith", "deck", "discard", "offer", "phase",
-    "command_number", "declarer", "turn",
+    "current_player",
+    "active_player",
+    "legal_action_mask",
+    "terminated",
+    "truncated",
+    "hand",
+    "spirits",
+    "mana",
+    "head",
+    "stones",
+    "vp",
+    "faith",
+    "deck",
+    "discard",
+    "offer",
+    "phase",
+    "command_number",
+    "declarer",
+    "turn",
 )
 
 
@@ -201,10 +215,14 @@ def test_R2_per_game_seeding():
 def test_R3_a_turn_is_command_then_summon_or_action_then_replenish():
     """R3: "Each turn has three phases, in order: I command, II summon or action, III replenish and
     assist", then the next player. A plain turn: command card, ACT (Pilgrimage), keep a card."""
-    state = position(2, players=[
-        {"hand": ["Golem", "Undine"], "head": "Angel"},
-        {"hand": ["Fairy", "Imp"], "head": "Imp"},
-    ], deck=["Salamander", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Undine"], "head": "Angel"},
+            {"hand": ["Fairy", "Imp"], "head": "Imp"},
+        ],
+        deck=["Salamander", "Fairy"],
+    )
     assert phase(state) == Phase.COMMAND and legal(state) == ["Golem", "Undine"]
     state = play(state, "Golem")  # 5 + 4 = 9
     assert phase(state) == Phase.MAIN and legal(state) == ["Undine", "ACT"]
@@ -225,11 +243,20 @@ def test_R3_order_of_everything_in_a_turn():
     """R3 [decision]: "start-of-turn abilities (Leprechaun) -> Phase I (command card, then Asmodai)
     -> Phase II ... -> Phase III (draw 2, keep 1, assist; Cerberus) -> end-of-turn abilities
     (Belial) -> the end declaration (R7.1) -> the next player." """
-    state = position(2, players=[
-        {"hand": ["Imp", "Golem"], "head": "Angel", "mana": ["Succubus"], "vp": 26,
-         "spirits": ["Leprechaun", "Asmodai", "Belial", "Cerberus"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Unicorn"] * 3)
+    state = position(
+        2,
+        players=[
+            {
+                "hand": ["Imp", "Golem"],
+                "head": "Angel",
+                "mana": ["Succubus"],
+                "vp": 26,
+                "spirits": ["Leprechaun", "Asmodai", "Belial", "Cerberus"],
+            },
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Unicorn"] * 3,
+    )
     steps = [  # (decision expected, legal actions, action taken)
         (Phase.LEPRECHAUN, ["YES", "NO"], "YES"),  # draws a Unicorn
         (Phase.LEPRECHAUN_DISCARD, ["Imp", "Golem", "Unicorn"], "Imp"),
@@ -254,22 +281,28 @@ def test_R3_order_of_everything_in_a_turn():
 # ---- R3.1 Phase I ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("head, card, number", [
-    ("Imp", "Fairy", 3),
-    ("Fairy", "Salamander", 5),
-    ("Salamander", "Golem", 7),
-    ("Golem", "Unicorn", 9),
-    ("Angel", "Angel", 10),
-])
+@pytest.mark.parametrize(
+    "head, card, number",
+    [
+        ("Imp", "Fairy", 3),
+        ("Fairy", "Salamander", 5),
+        ("Salamander", "Golem", 7),
+        ("Golem", "Unicorn", 9),
+        ("Angel", "Angel", 10),
+    ],
+)
 def test_R3_1_1_command_number_is_head_plus_card(head, card, number):
     """R3.1.1: "Play one card from your hand face up onto the right end of your mana row, next to
     the head. The command number is the sum of the numbers of the head and the card just played.
     Both are ordinary mana from now on." """
     # two stones let Will-o'-wisp be summoned, so Phase II is a real choice and the game stops there
-    state = position(2, players=[
-        {"hand": [card, "Will-o'-wisp"], "head": head, "stones": ["Ouroboros", "Ouroboros"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ])
+    state = position(
+        2,
+        players=[
+            {"hand": [card, "Will-o'-wisp"], "head": head, "stones": ["Ouroboros", "Ouroboros"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+    )
     state = play(state, card)
     assert phase(state) == Phase.MAIN
     assert int(state.command_number[0]) == number
@@ -285,10 +318,13 @@ def test_R3_1_1_command_number_is_head_plus_card(head, card, number):
 def test_R3_1_1_the_command_card_is_any_card_from_your_own_hand():
     """R3.1.1: "Play one card from your hand": the legal command cards are exactly the kinds in
     the active player's hand; a card not in hand is refused."""
-    state = position(2, players=[
-        {"hand": ["Imp", "Imp", "Golem", "Seraph"], "head": "Angel"},
-        {"hand": ["Fairy"], "head": "Dryad"},
-    ])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Imp", "Imp", "Golem", "Seraph"], "head": "Angel"},
+            {"hand": ["Fairy"], "head": "Dryad"},
+        ],
+    )
     assert legal(state) == ["Imp", "Golem", "Seraph"]
     with pytest.raises(ValueError):
         play(state, "Fairy")  # only in the other player's hand
@@ -298,10 +334,14 @@ def test_R3_1_1_the_command_card_is_any_card_from_your_own_hand():
 def test_R3_1_1_head_and_command_card_become_ordinary_mana():
     """R3.1.1: after Phase I the head and the card played "are ordinary mana from now on": they can
     pay a summon in the same turn (here Salamander RR with exactly those two red cards)."""
-    state = position(2, players=[
-        {"hand": ["Will-o'-wisp", "Salamander"], "head": "Ifrit"},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Golem", "Angel"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Will-o'-wisp", "Salamander"], "head": "Ifrit"},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Angel"],
+    )
     discard0 = zone(state, "discard")
     state = play(state, "Will-o'-wisp")  # 3 + 3 = 6
     assert legal(state) == ["Salamander", "ACT"]
@@ -316,11 +356,15 @@ def test_R3_1_2_empty_hand_plays_the_top_card_of_the_deck():
     """R3.1.2: "If your hand is empty, take the top card of the deck and play it instead." With 3
     players player 1 keeps the head set up here (player 0 assists player 2); player 1 has no card,
     so the last deck card (Unicorn) is played onto the Golem head: 4 + 5 = 9, Pilgrimage."""
-    state = position(3, players=[
-        {"hand": ["Imp", "Fairy"], "head": "Imp"},
-        {"hand": [], "head": "Golem"},
-        {"hand": ["Angel"], "head": "Dryad"},
-    ], deck=["Unicorn", "Unicorn", "Unicorn"])
+    state = position(
+        3,
+        players=[
+            {"hand": ["Imp", "Fairy"], "head": "Imp"},
+            {"hand": [], "head": "Golem"},
+            {"hand": ["Angel"], "head": "Dryad"},
+        ],
+        deck=["Unicorn", "Unicorn", "Unicorn"],
+    )
     # player 0: Imp+Imp = 2, Conquest from the supply, keeps a Unicorn, assists one to player 2
     state = play(state, "Imp")
     assert int(state.active_player[0]) == 1
@@ -338,10 +382,14 @@ def test_R3_1_2_empty_hand_plays_the_top_card_of_the_deck():
 def test_R3_1_3_no_head_counts_as_zero(card, number):
     """R3.1.3: "If your row has no head (it can only be lost to an effect), the head counts as 0."
     Golem alone gives 4 (Research: flip a mana), Imp alone gives 1 (Conquest: 1 VP from the supply)."""
-    state = position(2, players=[
-        {"hand": [card, "Baal"], "mana": ["Angel"]},  # no head; Baal cannot be paid for
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Salamander", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": [card, "Baal"], "mana": ["Angel"]},  # no head; Baal cannot be paid for
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Salamander", "Fairy"],
+    )
     state = play(state, card)  # Phase II has only ACT: forced
     assert int(state.command_number[0]) == number
     if number == 4:
@@ -357,10 +405,14 @@ def test_R3_1_3_no_head_counts_as_zero(card, number):
 
 def _main_position():
     """Player 0 plays Succubus onto a Belial head: 1 + 1 = 2 (Conquest); mana K K U afterwards."""
-    return position(2, players=[
-        {"hand": ["Succubus", "Imp", "Salamander", "Fairy", "Undine"], "head": "Belial", "mana": ["Angel"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Golem", "Angel"])
+    return position(
+        2,
+        players=[
+            {"hand": ["Succubus", "Imp", "Salamander", "Fairy", "Undine"], "head": "Belial", "mana": ["Angel"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Angel"],
+    )
 
 
 def test_R3_2_choose_exactly_one_summon_or_action():
@@ -385,17 +437,31 @@ def test_R3_2_1_summon_puts_a_spirit_into_play_and_no_action_follows():
     assert state.vp[0].tolist() == [0, 0]
 
 
-@pytest.mark.parametrize("head, card", [
-    ("Imp", "Imp"), ("Imp", "Fairy"), ("Fairy", "Fairy"), ("Fairy", "Salamander"), ("Salamander", "Salamander"),
-    ("Salamander", "Golem"), ("Golem", "Golem"), ("Golem", "Angel"), ("Angel", "Angel"),
-])
+@pytest.mark.parametrize(
+    "head, card",
+    [
+        ("Imp", "Imp"),
+        ("Imp", "Fairy"),
+        ("Fairy", "Fairy"),
+        ("Fairy", "Salamander"),
+        ("Salamander", "Salamander"),
+        ("Salamander", "Golem"),
+        ("Golem", "Golem"),
+        ("Golem", "Angel"),
+        ("Angel", "Angel"),
+    ],
+)
 def test_R3_2_1_summon_is_allowed_whatever_the_command_number(head, card):
     """R3.2.1: "Summon (allowed whatever the command number)": for every number 2..10 the payable
     spirit (Will-o'-wisp, R*, paid with two stones) may be summoned instead of the action."""
-    state = position(2, players=[
-        {"hand": [card, "Will-o'-wisp"], "head": head, "stones": ["Ouroboros", "Ouroboros"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Chimera", "Titania"])
+    state = position(
+        2,
+        players=[
+            {"hand": [card, "Will-o'-wisp"], "head": head, "stones": ["Ouroboros", "Ouroboros"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Chimera", "Titania"],
+    )
     state = play(state, card)
     assert int(state.command_number[0]) == CARDS.number[kind(head)] + CARDS.number[kind(card)]
     assert legal(state) == ["Will-o'-wisp", "ACT"]
@@ -495,10 +561,14 @@ def test_R3_3_3_then_the_player_on_the_left_starts_their_turn(P, active):
 def test_R4_1_mana_pays_its_own_colour_and_any():
     """R4.1: "Mana of a colour pays a symbol of that colour or an 'any' symbol." Imp (K*) is paid with
     a black mana for K and a blue one for '*'."""
-    state = position(2, players=[
-        {"hand": ["Angel", "Imp"], "head": "Succubus"},  # 1 + 5 = 6
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Golem", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Imp"], "head": "Succubus"},  # 1 + 5 = 6
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Fairy"],
+    )
     discard0 = zone(state, "discard")
     state = play(state, "Angel")
     assert legal(state) == ["Imp", "ACT"]
@@ -511,10 +581,13 @@ def test_R4_1_mana_pays_its_own_colour_and_any():
 def test_R4_1_mana_of_another_colour_cannot_pay_a_coloured_symbol():
     """R4.1: a coloured symbol is paid only by mana of its colour (or a stone). With yellow and blue
     mana only, Imp (K*) and Salamander (RR) cannot be summoned; Undine (U*) can."""
-    state = position(2, players=[
-        {"hand": ["Golem", "Imp", "Salamander", "Undine"], "head": "Angel", "mana": ["Gargoyle"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Imp", "Salamander", "Undine"], "head": "Angel", "mana": ["Gargoyle"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+    )
     state = play(state, "Golem")
     assert legal(state) == ["Undine", "ACT"]
     with pytest.raises(ValueError):
@@ -524,10 +597,14 @@ def test_R4_1_mana_of_another_colour_cannot_pay_a_coloured_symbol():
 def test_R4_1_a_stone_pays_any_symbol():
     """R4.1: "a philosopher's stone pays any symbol": with no red mana, two stones pay Salamander's RR;
     paid stones go to the discard pile."""
-    state = position(2, players=[
-        {"hand": ["Golem", "Salamander"], "head": "Angel", "stones": ["Seraph", "Seraph"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Imp", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Salamander"], "head": "Angel", "stones": ["Seraph", "Seraph"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Imp", "Fairy"],
+    )
     discard0 = zone(state, "discard")
     state = play(state, "Golem")
     assert legal(state) == ["Salamander", "ACT"]
@@ -548,10 +625,13 @@ def test_R4_2_mana_kinds_are_public_stones_show_only_their_number():
     there are." (R1.3: nobody may look at a stone's face, its owner included.)"""
 
     def pos(mana, stones):
-        return position(2, players=[
-            {"hand": ["Imp", "Fairy"], "head": "Golem"},
-            {"hand": ["Dryad"], "head": "Angel", "mana": mana, "stones": stones},
-        ])
+        return position(
+            2,
+            players=[
+                {"hand": ["Imp", "Fairy"], "head": "Golem"},
+                {"hand": ["Dryad"], "head": "Angel", "mana": mana, "stones": stones},
+            ],
+        )
 
     base = _observations(pos(["Golem"], ["Seraph", "Seraph"]))
     # other faces under the stones: no observation changes, not even the owner's
@@ -569,10 +649,14 @@ def _nightmare_position(p1_mana, p1_head, deck=("Golem", "Fairy")):
     """Player 0 plays Imp onto Succubus (2) and summons Nightmare (KK*) with its 3 black mana; every
     player then discards down to 6 cards and 7 mana if its summoner says YES (R10.1). Player 1 is
     the one to watch."""
-    return position(2, players=[
-        {"hand": ["Imp", "Nightmare"], "head": "Succubus", "mana": ["Belial"]},
-        {"hand": ["Fairy"], "head": p1_head, "mana": p1_mana},
-    ], deck=list(deck))
+    return position(
+        2,
+        players=[
+            {"hand": ["Imp", "Nightmare"], "head": "Succubus", "mana": ["Belial"]},
+            {"hand": ["Fairy"], "head": p1_head, "mana": p1_mana},
+        ],
+        deck=list(deck),
+    )
 
 
 SEVEN_MANA = ["Asmodai", "Angel", "Angel", "Golem", "Golem", "Salamander", "Ifrit"]
@@ -626,10 +710,14 @@ def test_R4_3_discarding_the_heads_colour_keeps_the_head():
 def test_R4_4_gaining_a_stone_puts_the_top_deck_card_face_down_in_the_row():
     """R4.4: "'Gain a philosopher's stone' means: take the top card of the deck and put it face down
     in your mana row." Alchemy (b): +1 faith and a stone, which is the deck's Golem."""
-    state = position(2, players=[
-        {"hand": ["Salamander", "Angel"], "head": "Fairy"},  # 2 + 3 = 5: Alchemy; Angel unpayable
-        {"hand": ["Dryad", "Imp"], "head": "Dryad"},
-    ], deck=["Golem", "Golem", "Golem"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Angel"], "head": "Fairy"},  # 2 + 3 = 5: Alchemy; Angel unpayable
+            {"hand": ["Dryad", "Imp"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Golem", "Golem"],
+    )
     state = play(state, "Salamander")
     assert phase(state) == Phase.ALCHEMY
     state = play(state, "OPTION_B")  # the stone, then Phase III: Golem, Golem (forced keep)
@@ -645,10 +733,14 @@ def test_R4_5_a_newer_assisted_card_replaces_the_head():
     """R4.5: "A newer assisted card replaces it as head (the old one stays as ordinary mana)": player
     1's head Angel (5) is replaced by the assisted Gargoyle (4); its next command number is
     Gargoyle + Fairy = 6, not Angel + Fairy = 7, and the Angel stays in the row as mana."""
-    state = position(2, players=[
-        {"hand": ["Angel", "Succubus"], "head": "Golem"},
-        {"hand": ["Fairy", "Imp"], "head": "Angel", "mana": ["Imp"]},
-    ], deck=["Gargoyle", "Pegasus"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Succubus"], "head": "Golem"},
+            {"hand": ["Fairy", "Imp"], "head": "Angel", "mana": ["Imp"]},
+        ],
+        deck=["Gargoyle", "Pegasus"],
+    )
     state = play(state, "Angel", "OPTION_A", "Pegasus")  # Pilgrimage, keep Pegasus, assist Gargoyle
     assert int(state.active_player[0]) == 1
     assert int(state.head[0, 1]) == kind("Gargoyle")
@@ -695,11 +787,15 @@ def test_R4_5_nothing_else_changes_the_head(scenario):
     into player 0's row after its command card do not make a new head: its row has none until
     player 1 assists it (3 players: player 1 assists player 0, player 0 assists player 2)."""
     spec, deck, moves, added = HEAD_SCENARIOS[scenario]
-    state = position(3, players=[
-        spec,
-        {"hand": ["Dryad", "Titania"], "head": "Treant"},
-        {"hand": ["Dryad"], "head": "Dryad", "faith": 0},
-    ], deck=deck)
+    state = position(
+        3,
+        players=[
+            spec,
+            {"hand": ["Dryad", "Titania"], "head": "Treant"},
+            {"hand": ["Dryad"], "head": "Dryad", "faith": 0},
+        ],
+        deck=deck,
+    )
     rows_before = n_cards(state, "mana", 0) + n_cards(state, "stones", 0)
     state = play(state, *moves)
     while int(state.active_player[0]) == 0:  # finish the turn (keep the lowest card)
@@ -719,10 +815,14 @@ def test_R4_5_nothing_else_changes_the_head(scenario):
 def test_R5_1_only_one_spirit_per_summon():
     """R5.1: "Only one spirit per summon." With stones enough for two spirits, summoning Imp ends
     Phase II: Succubus stays in hand, two stones stay unused, Phase III follows."""
-    state = position(2, players=[
-        {"hand": ["Golem", "Imp", "Succubus"], "head": "Angel", "stones": ["Seraph"] * 2 + ["Ouroboros"] * 2},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Salamander", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Golem", "Imp", "Succubus"], "head": "Angel", "stones": ["Seraph"] * 2 + ["Ouroboros"] * 2},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Salamander", "Fairy"],
+    )
     state = play(state, "Golem")
     assert legal(state) == ["Imp", "Succubus", "ACT"]
     state = play(state, "Imp", "STONE")  # K by a stone (forced first), then '*' by a stone
@@ -737,11 +837,17 @@ def test_R5_1_a_spirit_you_cannot_pay_for_cannot_be_summoned():
     """R5.1: "A spirit you cannot pay for cannot be summoned." Mana K K Y U U after Phase I: Angel (UU)
     and Nightmare (KK*) can be paid; Seraph (UUU**) and Baal (KKK**) cannot although the row holds
     five mana (too few of their colour), Salamander (RR) has no red at all. Summoning one is refused."""
-    state = position(2, players=[
-        {"hand": ["Imp", "Angel", "Nightmare", "Seraph", "Salamander", "Baal"], "head": "Unicorn",
-         "mana": ["Succubus", "Pegasus", "Golem"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ])
+    state = position(
+        2,
+        players=[
+            {
+                "hand": ["Imp", "Angel", "Nightmare", "Seraph", "Salamander", "Baal"],
+                "head": "Unicorn",
+                "mana": ["Succubus", "Pegasus", "Golem"],
+            },
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+    )
     state = play(state, "Imp")
     assert legal(state) == ["Nightmare", "Angel", "ACT"]
     before = zone(state, "hand", 0)
@@ -753,10 +859,14 @@ def test_R5_1_a_spirit_you_cannot_pay_for_cannot_be_summoned():
 
 def _phoenix_position():
     """After Golem onto an Angel head (9): mana Imp, Salamander, Ifrit, Golem, Angel, Angel; Phoenix costs RR**."""
-    return position(2, players=[
-        {"hand": ["Golem", "Phoenix"], "head": "Angel", "mana": ["Imp", "Salamander", "Ifrit", "Angel"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Unicorn"] * 4)
+    return position(
+        2,
+        players=[
+            {"hand": ["Golem", "Phoenix"], "head": "Angel", "mana": ["Imp", "Salamander", "Ifrit", "Angel"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Unicorn"] * 4,
+    )
 
 
 def test_R5_2_paid_mana_goes_to_the_discard_pile():
@@ -771,19 +881,26 @@ def test_R5_2_paid_mana_goes_to_the_discard_pile():
     assert total_cards(state)[0] == 110
 
 
-@pytest.mark.parametrize("unit, left", [
-    ("MANA_BLACK", {"Golem": 1, "Angel": 1}),
-    ("MANA_YELLOW", {"Succubus": 1, "Angel": 1}),
-    ("MANA_BLUE", {"Succubus": 1, "Golem": 1}),
-])
+@pytest.mark.parametrize(
+    "unit, left",
+    [
+        ("MANA_BLACK", {"Golem": 1, "Angel": 1}),
+        ("MANA_YELLOW", {"Succubus": 1, "Angel": 1}),
+        ("MANA_BLUE", {"Succubus": 1, "Golem": 1}),
+    ],
+)
 def test_R5_2_the_player_chooses_which_mana_pays(unit, left):
     """R5.2: "Payment is the player's choice of which mana (by colour) or stones to give up." Imp (K*)
     from Imp, Succubus, Golem, Angel: K must be black (Imp goes first, the lowest black kind), the
     '*' may be any of black, yellow or blue."""
-    state = position(2, players=[
-        {"hand": ["Succubus", "Imp"], "head": "Imp", "mana": ["Golem", "Angel"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Salamander", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Succubus", "Imp"], "head": "Imp", "mana": ["Golem", "Angel"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Salamander", "Fairy"],
+    )
     state = play(state, "Succubus", "Imp")
     assert phase(state) == Phase.PAY
     assert legal(state) == ["MANA_BLACK", "MANA_YELLOW", "MANA_BLUE"]
@@ -794,18 +911,25 @@ def test_R5_2_the_player_chooses_which_mana_pays(unit, left):
     assert zone(state, "spirits", 0) == {"Imp": 1}
 
 
-@pytest.mark.parametrize("first, mana_left, stones_left", [
-    ("STONE", {"Golem": 1, "Salamander": 1}, 0),
-    ("MANA_RED", {"Golem": 1}, 1),
-])
+@pytest.mark.parametrize(
+    "first, mana_left, stones_left",
+    [
+        ("STONE", {"Golem": 1, "Salamander": 1}, 0),
+        ("MANA_RED", {"Golem": 1}, 1),
+    ],
+)
 def test_R5_2_no_payment_choice_may_leave_the_rest_unpayable(first, mana_left, stones_left):
     """R5.2 (with R5.1): a unit may be given up only if the rest of the cost can still be paid.
     Salamander (RR) from Golem, Salamander and 2 stones: the yellow can never pay, so only
     MANA_RED and STONE are offered, and after a red only a stone."""
-    state = position(2, players=[
-        {"hand": ["Salamander", "Salamander"], "head": "Golem", "stones": ["Seraph", "Seraph"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Imp", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Salamander", "Salamander"], "head": "Golem", "stones": ["Seraph", "Seraph"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Imp", "Fairy"],
+    )
     state = play(state, "Salamander", "Salamander")
     assert phase(state) == Phase.PAY
     assert legal(state) == ["MANA_RED", "STONE"]
@@ -905,10 +1029,13 @@ def test_R5_1_R5_2_summon_and_payment_choices_match_a_brute_force_model():
         hand, mana = cards[:5], cards[5 : 5 + n_mana]
         stones = cards[5 + n_mana : 5 + n_mana + n_stones]
         head = cards[5 + n_mana + n_stones] if rng.random() < 0.8 else None
-        state = position(2, players=[
-            {"hand": hand, "mana": mana, "stones": stones, "head": head, "spirits": ["Gargoyle"] * gargoyles},
-            {"hand": ["Gargoyle", "Dryad"]},
-        ])
+        state = position(
+            2,
+            players=[
+                {"hand": hand, "mana": mana, "stones": stones, "head": head, "spirits": ["Gargoyle"] * gargoyles},
+                {"hand": ["Gargoyle", "Dryad"]},
+            ],
+        )
         state = play(state, hand[0])
         if phase(state) != Phase.MAIN:
             continue  # nothing could be summoned: Phase II was forced to ACT
@@ -934,10 +1061,14 @@ def test_R5_1_R5_2_summon_and_payment_choices_match_a_brute_force_model():
 def test_R5_3_a_when_summoned_ability_works_at_once():
     """R5.3: "Once in play, a spirit's ability works (from the moment it is summoned on, including its
     'when summoned' ability)." Angel: +2 faith before Phase III."""
-    state = position(2, players=[
-        {"hand": ["Undine", "Angel"], "head": "Angel"},  # 5 + 5 = 10; mana U U pays Angel's UU
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Golem", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Undine", "Angel"], "head": "Angel"},  # 5 + 5 = 10; mana U U pays Angel's UU
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Fairy"],
+    )
     state = play(state, "Undine")
     assert legal(state) == ["Angel", "ACT"]
     state = play(state, "Angel")
@@ -958,10 +1089,14 @@ def test_R5_3_phoenix_draws_when_summoned():
 def test_R5_3_sphinx_counts_itself():
     """R5.3: the spirit is in play when its "when summoned" ability resolves: a lone Sphinx counts its
     own shield ("this Sphinx included") and draws 1 card."""
-    state = position(2, players=[
-        {"hand": ["Gargoyle", "Sphinx"], "head": "Golem", "stones": ["Seraph"]},  # 4 + 4 = 8; Y Y + stone
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Angel"] * 3)
+    state = position(
+        2,
+        players=[
+            {"hand": ["Gargoyle", "Sphinx"], "head": "Golem", "stones": ["Seraph"]},  # 4 + 4 = 8; Y Y + stone
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Angel"] * 3,
+    )
     state = play(state, "Gargoyle")
     assert legal(state) == ["Sphinx", "ACT"]
     state = play(state, "Sphinx")  # payment forced; Sphinx draws 1; Phase III Angel, Angel (forced)
@@ -973,10 +1108,14 @@ def test_R5_3_sphinx_counts_itself():
 def test_R5_3_an_end_of_turn_ability_works_in_the_turn_of_the_summon():
     """R5.3: an ability works "from the moment it is summoned on": Belial, summoned in Phase II, may
     already be used at the end of the same turn (1 Lightning mana for 2 VP)."""
-    state = position(2, players=[
-        {"hand": ["Succubus", "Belial"], "head": "Imp", "mana": ["Asmodai", "Angel"]},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Golem", "Fairy"])
+    state = position(
+        2,
+        players=[
+            {"hand": ["Succubus", "Belial"], "head": "Imp", "mana": ["Asmodai", "Angel"]},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Golem", "Fairy"],
+    )
     state = play(state, "Succubus", "Belial")  # KK* from K K K U: the two K are forced
     assert legal(state) == ["MANA_BLACK", "MANA_BLUE"]
     state = play(state, "MANA_BLUE")
@@ -994,18 +1133,25 @@ def test_R5_3_an_end_of_turn_ability_works_in_the_turn_of_the_summon():
 # ======================================================================================
 
 
-@pytest.mark.parametrize("stones, summonable", [
-    ([], ["Imp", "ACT"]),
-    (["Seraph"], ["Imp", "Phoenix", "ACT"]),
-])
+@pytest.mark.parametrize(
+    "stones, summonable",
+    [
+        ([], ["Imp", "ACT"]),
+        (["Seraph"], ["Imp", "Phoenix", "ACT"]),
+    ],
+)
 def test_R10_2_cost_reductions_never_reduce_an_any_symbol(stones, summonable):
     """R10.2: "Cost reductions never reduce an 'any' symbol." Three Gargoyles take both R off Phoenix
     (RR**), but its two '*' remain: with one mana (the Angel played, no head) it cannot be paid,
     with one more stone it can, and then costs exactly those two. Imp (K*) costs just its '*'."""
-    state = position(2, players=[
-        {"hand": ["Angel", "Phoenix", "Imp"], "spirits": ["Gargoyle"] * 3, "stones": stones},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Unicorn"] * 4)
+    state = position(
+        2,
+        players=[
+            {"hand": ["Angel", "Phoenix", "Imp"], "spirits": ["Gargoyle"] * 3, "stones": stones},
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Unicorn"] * 4,
+    )
     state = play(state, "Angel")  # no head: 0 + 5
     assert legal(state) == summonable
     if "Phoenix" in summonable:
@@ -1018,11 +1164,18 @@ def test_R10_2_a_cost_never_goes_below_zero_symbols_of_a_colour():
     """R10.2: "A cost never goes below zero symbols of a colour." Two Gargoyles: Fairy (G) is free,
     Will-o'-wisp (R*) costs '*', Giant (YYY**, -2 Gargoyles -2 shields) costs '**': the surplus
     reduction is lost, never moved to another symbol. Seraph (UUU**) still needs a blue."""
-    state = position(2, players=[
-        {"hand": ["Golem", "Fairy", "Will-o'-wisp", "Seraph", "Giant"], "mana": ["Imp"],
-         "spirits": ["Gargoyle"] * 2},
-        {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=["Salamander", "Pegasus"])
+    state = position(
+        2,
+        players=[
+            {
+                "hand": ["Golem", "Fairy", "Will-o'-wisp", "Seraph", "Giant"],
+                "mana": ["Imp"],
+                "spirits": ["Gargoyle"] * 2,
+            },
+            {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=["Salamander", "Pegasus"],
+    )
     state = play(state, "Golem")  # no head: 0 + 4; mana Imp, Golem
     assert legal(state) == ["Fairy", "Will-o'-wisp", "Giant", "ACT"]
     free = state.copy()
@@ -1045,17 +1198,24 @@ def test_R10_2_a_cost_never_goes_below_zero_symbols_of_a_colour():
 def _command(head, card, spirits=(), p1=None, deck=("Chimera", "Titania")):
     """Player 0 plays ``card`` onto ``head`` (None: no head). Baal cannot be paid for, so Phase II
     is ACT only. Player 1 has 0 VP and the same faith: Conquest takes from the supply."""
-    return position(2, players=[
-        {"hand": [card, "Baal"], "head": head, "spirits": list(spirits)},
-        p1 or {"hand": ["Dryad", "Treant"], "head": "Dryad"},
-    ], deck=list(deck))
+    return position(
+        2,
+        players=[
+            {"hand": [card, "Baal"], "head": head, "spirits": list(spirits)},
+            p1 or {"hand": ["Dryad", "Treant"], "head": "Dryad"},
+        ],
+        deck=list(deck),
+    )
 
 
-@pytest.mark.parametrize("head, card, number", [
-    (None, "Imp", 1),
-    ("Imp", "Imp", 2),
-    ("Imp", "Fairy", 3),
-])
+@pytest.mark.parametrize(
+    "head, card, number",
+    [
+        (None, "Imp", 1),
+        ("Imp", "Imp", 2),
+        ("Imp", "Fairy", 3),
+    ],
+)
 def test_R10_3_command_numbers_up_to_3_are_conquest(head, card, number):
     """R10.3: "The command-number table counts '3 or less' as Conquest." 1, 2 and 3: Conquest, 1 VP
     from the supply (no icons, nobody to steal from)."""
@@ -1081,8 +1241,7 @@ def test_R10_3_the_neighbours_of_the_ends_are_research_and_inquisition():
     assert int(research.command_number[0]) == 4
     assert n_cards(research, "stones", 0) == 1 and research.vp[0].tolist() == [0, 0]
     inquisition = play(
-        _command("Golem", "Gargoyle", p1={"hand": ["Dryad", "Imp"], "head": "Dryad", "faith": 0},
-                 deck=["Angel"] * 3),
+        _command("Golem", "Gargoyle", p1={"hand": ["Dryad", "Imp"], "head": "Dryad", "faith": 0}, deck=["Angel"] * 3),
         "Gargoyle",
     )
     assert int(inquisition.command_number[0]) == 8
@@ -1090,11 +1249,14 @@ def test_R10_3_the_neighbours_of_the_ends_are_research_and_inquisition():
     assert zone(inquisition, "hand", 0) == {"Baal": 1, "Angel": 3}
 
 
-@pytest.mark.parametrize("head, card, number", [
-    (None, "Angel", 0),  # 0 is "3 or less": Conquest
-    ("Imp", "Seraph", 1),  # Conquest
-    ("Angel", "Golem", 5),  # Alchemy
-])
+@pytest.mark.parametrize(
+    "head, card, number",
+    [
+        (None, "Angel", 0),  # 0 is "3 or less": Conquest
+        ("Imp", "Seraph", 1),  # Conquest
+        ("Angel", "Golem", 5),  # Alchemy
+    ],
+)
 def test_R10_3_a_number_moved_by_an_ability_always_leaves_an_action(head, card, number):
     """R10.3: "... so an ability that moves the number always leaves an action to perform." With
     Asmodai the card played counts 0: the number is the head's alone, even 0 (no head). Conquest

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from gymnasium.vector import AutoresetMode
 
 from aos_env import core
@@ -27,16 +26,24 @@ def greedy_random_pool() -> OpponentPool:
 
 
 def test_import_aos_env_does_not_load_torch_or_sb3() -> None:
-    code = ("import sys, aos_env, aos_env.core, aos_env.envs.learner, aos_env.envs.gym; "
-            "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
-            "assert not bad, bad")
+    code = (
+        "import sys, aos_env, aos_env.core, aos_env.envs.learner, aos_env.envs.gym; "
+        "bad = [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_vector_env_plays_whole_games_without_sb3(players: int) -> None:
-    envs = AgeOfSummonersVectorEnv(num_envs=16, num_players=players, opponents=greedy_random_pool(), shaping=0.05,
-                                   autoreset_mode=AutoresetMode.SAME_STEP, illegal_action="raise")
+    envs = AgeOfSummonersVectorEnv(
+        num_envs=16,
+        num_players=players,
+        opponents=greedy_random_pool(),
+        shaping=0.05,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+        illegal_action="raise",
+    )
     learner = envs.learner
     obs, _ = envs.reset(seed=players)
     assert obs.shape == (16, core.OBS_DIM) and obs.dtype == np.float32
@@ -61,8 +68,9 @@ def test_vector_env_plays_whole_games_without_sb3(players: int) -> None:
 
 
 def test_shaping_rewards_sum_to_the_final_lead() -> None:
-    envs = AgeOfSummonersVectorEnv(num_envs=8, num_players=2, opponents=greedy_random_pool(), shaping=0.1,
-                                   autoreset_mode=AutoresetMode.SAME_STEP)
+    envs = AgeOfSummonersVectorEnv(
+        num_envs=8, num_players=2, opponents=greedy_random_pool(), shaping=0.1, autoreset_mode=AutoresetMode.SAME_STEP
+    )
     envs.reset(seed=3)
     learner = envs.learner
     start = core.score_lead(learner.state, np.arange(8), learner.seat)  # the lead at the learner's first decision
@@ -76,8 +84,7 @@ def test_shaping_rewards_sum_to_the_final_lead() -> None:
         for i in np.flatnonzero(terminated | truncated):
             final = infos["final_info"]
             # shaping adds 0.1 x (final lead - lead at the learner's first decision) to the outcome
-            np.testing.assert_allclose(total[i], final["outcome"][i] + 0.1 * (final["margin"][i] - start[i]),
-                                       atol=1e-4)
+            np.testing.assert_allclose(total[i], final["outcome"][i] + 0.1 * (final["margin"][i] - start[i]), atol=1e-4)
             checked += 1
             total[i] = 0
         new = terminated | truncated
@@ -146,10 +153,9 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
 
 @pytest.mark.one_backend
 def test_the_sb3_example_in_the_docs_runs(capsys) -> None:
-    from test_gym_env import doc_code
-
     import numba
     import torch
+    from test_gym_env import doc_code
 
     (code,) = doc_code("stable-baselines3 and MaskablePPO")
     threads = torch.get_num_threads(), numba.get_num_threads()
@@ -172,14 +178,22 @@ def test_maskable_ppo_learns_to_beat_random() -> None:
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     torch.set_num_threads(1)
-    env = LearnerVecEnv(num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0,
-                        shaping=0.02)
-    model = MaskablePPO("MlpPolicy", VecMonitor(env), n_steps=32, batch_size=512, n_epochs=4,
-                        gamma=0.995, seed=0, device="cpu")
+    env = LearnerVecEnv(
+        num_envs=64, num_players=2, opponents={"random": (RandomAgent(seed=0), 1.0)}, seed=0, shaping=0.02
+    )
+    model = MaskablePPO(
+        "MlpPolicy", VecMonitor(env), n_steps=32, batch_size=512, n_epochs=4, gamma=0.995, seed=0, device="cpu"
+    )
 
     def win_rate() -> float:
-        res = play_games([PolicyAgent.snapshot(model, deterministic=True), RandomAgent(seed=5)], 2, 100, seed=77,
-                         batch_size=100, names=["learner", "random"])
+        res = play_games(
+            [PolicyAgent.snapshot(model, deterministic=True), RandomAgent(seed=5)],
+            2,
+            100,
+            seed=77,
+            batch_size=100,
+            names=["learner", "random"],
+        )
         return summarise(res)["agents"]["learner"]["win_rate"]
 
     before = win_rate()
@@ -191,9 +205,27 @@ def test_maskable_ppo_learns_to_beat_random() -> None:
 def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
     from agents import PolicyAgent
 
-    common = ["--out", str(tmp_path), "--name", "tiny", "--num-envs", "32", "--n-steps", "32", "--batch-size", "256",
-              "--eval-every", "1500", "--eval-games", "10", "--final-eval-games", "10", "--snapshot-every", "1000",
-              "--no-progress"]
+    common = [
+        "--out",
+        str(tmp_path),
+        "--name",
+        "tiny",
+        "--num-envs",
+        "32",
+        "--n-steps",
+        "32",
+        "--batch-size",
+        "256",
+        "--eval-every",
+        "1500",
+        "--eval-games",
+        "10",
+        "--final-eval-games",
+        "10",
+        "--snapshot-every",
+        "1000",
+        "--no-progress",
+    ]
     run = [sys.executable, str(ROOT / "train.py")]
     subprocess.run(run + ["--timesteps", "2000"] + common, check=True, cwd=tmp_path)
     out = tmp_path / "tiny"
@@ -222,8 +254,20 @@ def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
 
 
 def test_train_help_explains_options() -> None:
-    text = subprocess.run([sys.executable, str(ROOT / "train.py"), "--help"], check=True, capture_output=True,
-                          text=True).stdout
-    for option in ("--players", "--timesteps", "--num-envs", "--seed", "--opponents", "--snapshot-every",
-                   "--net-arch", "--learning-rate", "--out", "--resume", "--eval-every"):
+    text = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--help"], check=True, capture_output=True, text=True
+    ).stdout
+    for option in (
+        "--players",
+        "--timesteps",
+        "--num-envs",
+        "--seed",
+        "--opponents",
+        "--snapshot-every",
+        "--net-arch",
+        "--learning-rate",
+        "--out",
+        "--resume",
+        "--eval-every",
+    ):
         assert option in text

@@ -29,10 +29,10 @@ import pytest
 from agents import BotAgent, act_on_state, make_agent
 from agents import leaderboard as lb
 from agents.bot import MAX_LAYERS, SHIPPED
-from aos_env.core import cards as cards_mod
 from aos_env import core
-from aos_env.core.cards import DEFAULT_CARD_FILE, CardDataError, load_cards
 from aos_env.base.checks import ArgumentError
+from aos_env.core import cards as cards_mod
+from aos_env.core.cards import DEFAULT_CARD_FILE, CardDataError, load_cards
 from aos_env.core.state import recompute_stats
 
 #: Files, command lines and argument checks do not depend on the engine: one backend (the card-bounds
@@ -45,6 +45,7 @@ HIDDEN = 8
 
 # ---- a payload that proves whether a pickle ran -----------------------------------------------------
 
+
 class _Marker:
     """Unpickling this creates the file ``path``: a test asserts it never exists."""
 
@@ -56,6 +57,7 @@ class _Marker:
 
 
 # ---- bot files ------------------------------------------------------------------------------------------
+
 
 def bot_arrays(rng_seed: int = 0, obs_dim: int = core.OBS_DIM, dtype=np.float32) -> dict[str, np.ndarray]:
     """The arrays of a small valid bot of this observation version (one hidden layer of HIDDEN)."""
@@ -70,8 +72,15 @@ def bot_arrays(rng_seed: int = 0, obs_dim: int = core.OBS_DIM, dtype=np.float32)
 
 
 def bot_meta(**changes) -> dict:
-    meta = {"format": "aos-bot", "format_version": 1, "obs_version": core.OBS_VERSION, "obs_dim": core.OBS_DIM,
-            "num_players": 2, "activation": "tanh", "info": {}}
+    meta = {
+        "format": "aos-bot",
+        "format_version": 1,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": 2,
+        "activation": "tanh",
+        "info": {},
+    }
     meta.update(changes)
     return {k: v for k, v in meta.items() if v is not _DROP}
 
@@ -112,11 +121,14 @@ def test_the_shipped_bots_still_load() -> None:
     assert set(make_agent("bot-v2").nets) == {2, 3, 4}
 
 
-@pytest.mark.parametrize("content,pattern", [
-    (b"not a zip", "not a bot file.*BadZipFile"),
-    (b"", "not a bot file"),
-    (b"PK\x03\x04" + b"\0" * 40, "not a bot file"),
-])
+@pytest.mark.parametrize(
+    "content,pattern",
+    [
+        (b"not a zip", "not a bot file.*BadZipFile"),
+        (b"", "not a bot file"),
+        (b"PK\x03\x04" + b"\0" * 40, "not a bot file"),
+    ],
+)
 def test_files_that_are_not_zips(tmp_path: Path, content: bytes, pattern: str) -> None:
     path = tmp_path / "junk.npz"
     path.write_bytes(content)
@@ -142,10 +154,15 @@ def test_a_member_whose_data_is_shorter_than_its_header_says(tmp_path: Path) -> 
     refused(path, "truncated", "pi_w0")
 
 
-@pytest.mark.parametrize("drop,pattern", [
-    ("meta", "no 'meta'"), ("pi_w0", r"lacks layer 0 \(pi_w0\)"), ("pi_b1", "lacks the bias of layer 1"),
-    ("pi_w1", "pi_b1.*bias of a layer it does not have"),
-])
+@pytest.mark.parametrize(
+    "drop,pattern",
+    [
+        ("meta", "no 'meta'"),
+        ("pi_w0", r"lacks layer 0 \(pi_w0\)"),
+        ("pi_b1", "lacks the bias of layer 1"),
+        ("pi_w1", "pi_b1.*bias of a layer it does not have"),
+    ],
+)
 def test_missing_arrays(tmp_path: Path, drop: str, pattern: str) -> None:
     arrays = bot_arrays()
     if drop == "meta":
@@ -171,22 +188,25 @@ def test_too_many_layers(tmp_path: Path) -> None:
     refused(write_bot(tmp_path / "b.npz", arrays), f"{MAX_LAYERS + 1} layers.*at most {MAX_LAYERS}")
 
 
-@pytest.mark.parametrize("meta_text,pattern", [
-    ("{", "meta is not JSON"),
-    ("[" * 100_000, "meta is not JSON"),
-    ("[1, 2]", "meta must be a JSON object"),
-    (json.dumps(bot_meta(obs_version="3")), "'obs_version' must be an int"),
-    (json.dumps(bot_meta(num_players=2.0)), "'num_players' must be 2, 3 or 4, got 2.0"),
-    (json.dumps(bot_meta(num_players=5)), "'num_players' must be 2, 3 or 4, got 5"),
-    (json.dumps(bot_meta(num_players=True)), "'num_players'"),
-    (json.dumps(bot_meta(activation="gelu")), "'activation' must be 'tanh' or 'relu'"),
-    (json.dumps(bot_meta(activation=_DROP)), "'activation'.*got nothing"),
-    (json.dumps(bot_meta(format_version=True)), "'format_version'"),
-    (json.dumps(bot_meta(format="other")), "not a aos-bot file"),
-    (json.dumps(bot_meta(obs_version=1, obs_dim=500)), "version 1"),
-    (json.dumps(bot_meta(obs_dim=601)), "603|601"),
-    (json.dumps(bot_meta(info=[1])), "'info' must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "meta_text,pattern",
+    [
+        ("{", "meta is not JSON"),
+        ("[" * 100_000, "meta is not JSON"),
+        ("[1, 2]", "meta must be a JSON object"),
+        (json.dumps(bot_meta(obs_version="3")), "'obs_version' must be an int"),
+        (json.dumps(bot_meta(num_players=2.0)), "'num_players' must be 2, 3 or 4, got 2.0"),
+        (json.dumps(bot_meta(num_players=5)), "'num_players' must be 2, 3 or 4, got 5"),
+        (json.dumps(bot_meta(num_players=True)), "'num_players'"),
+        (json.dumps(bot_meta(activation="gelu")), "'activation' must be 'tanh' or 'relu'"),
+        (json.dumps(bot_meta(activation=_DROP)), "'activation'.*got nothing"),
+        (json.dumps(bot_meta(format_version=True)), "'format_version'"),
+        (json.dumps(bot_meta(format="other")), "not a aos-bot file"),
+        (json.dumps(bot_meta(obs_version=1, obs_dim=500)), "version 1"),
+        (json.dumps(bot_meta(obs_dim=601)), "603|601"),
+        (json.dumps(bot_meta(info=[1])), "'info' must be a JSON object"),
+    ],
+)
 def test_bad_meta(tmp_path: Path, meta_text: str, pattern: str) -> None:
     refused(write_bot(tmp_path / "b.npz", meta_text=meta_text), pattern)
 
@@ -216,17 +236,27 @@ def test_a_pickled_array_is_never_unpickled(tmp_path: Path) -> None:
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("change,pattern", [
-    (lambda a: a.update(pi_w0=np.zeros((core.OBS_DIM - 1, HIDDEN), np.float32)),
-     r"pi_w0 has shape \(602, 8\), this layer needs \(603, .*observation's size"),
-    (lambda a: a.update(pi_w1=np.zeros((HIDDEN + 1, core.NUM_ACTIONS), np.float32)), r"pi_w1 has shape \(9, 44\)"),
-    (lambda a: a.update(pi_w1=np.zeros((HIDDEN, 43), np.float32), pi_b1=np.zeros(43, np.float32)),
-     r"pi_w1.*\(8, 44\).*44 outputs"),
-    (lambda a: a.update(vf_w1=np.zeros((HIDDEN, 2), np.float32), vf_b1=np.zeros(2, np.float32)), r"vf_w1.*\(8, 1\)"),
-    (lambda a: a.update(pi_b0=np.zeros(HIDDEN + 1, np.float32)), r"pi_b0 has shape \(9,\).*\(8,\)"),
-    (lambda a: a.update(pi_w0=np.zeros(core.OBS_DIM, np.float32)), r"pi_w0 has shape \(603,\)"),
-    (lambda a: a.update(pi_w0=np.zeros((core.OBS_DIM, 0), np.float32), pi_b0=np.zeros(0, np.float32)), "pi_w0"),
-])
+@pytest.mark.parametrize(
+    "change,pattern",
+    [
+        (
+            lambda a: a.update(pi_w0=np.zeros((core.OBS_DIM - 1, HIDDEN), np.float32)),
+            r"pi_w0 has shape \(602, 8\), this layer needs \(603, .*observation's size",
+        ),
+        (lambda a: a.update(pi_w1=np.zeros((HIDDEN + 1, core.NUM_ACTIONS), np.float32)), r"pi_w1 has shape \(9, 44\)"),
+        (
+            lambda a: a.update(pi_w1=np.zeros((HIDDEN, 43), np.float32), pi_b1=np.zeros(43, np.float32)),
+            r"pi_w1.*\(8, 44\).*44 outputs",
+        ),
+        (
+            lambda a: a.update(vf_w1=np.zeros((HIDDEN, 2), np.float32), vf_b1=np.zeros(2, np.float32)),
+            r"vf_w1.*\(8, 1\)",
+        ),
+        (lambda a: a.update(pi_b0=np.zeros(HIDDEN + 1, np.float32)), r"pi_b0 has shape \(9,\).*\(8,\)"),
+        (lambda a: a.update(pi_w0=np.zeros(core.OBS_DIM, np.float32)), r"pi_w0 has shape \(603,\)"),
+        (lambda a: a.update(pi_w0=np.zeros((core.OBS_DIM, 0), np.float32), pi_b0=np.zeros(0, np.float32)), "pi_w0"),
+    ],
+)
 def test_shapes_that_do_not_chain(tmp_path: Path, change, pattern: str) -> None:
     arrays = bot_arrays()
     change(arrays)
@@ -304,6 +334,7 @@ def test_make_agent_names_the_spec_and_the_file(tmp_path: Path) -> None:
 
 # ---- export: what it writes -----------------------------------------------------------------------------
 
+
 def _fake_model(nan: bool = False):
     """An object shaped like a MaskablePPO model (policy.mlp_extractor, action_net, value_net) with tiny layers."""
     import torch
@@ -316,8 +347,9 @@ def _fake_model(nan: bool = False):
             self.value_net = nn.Sequential(nn.Linear(core.OBS_DIM, HIDDEN), nn.Tanh())
 
     torch.manual_seed(0)
-    policy = types.SimpleNamespace(mlp_extractor=MlpExtractor(), action_net=nn.Linear(HIDDEN, core.NUM_ACTIONS),
-                                   value_net=nn.Linear(HIDDEN, 1))
+    policy = types.SimpleNamespace(
+        mlp_extractor=MlpExtractor(), action_net=nn.Linear(HIDDEN, core.NUM_ACTIONS), value_net=nn.Linear(HIDDEN, 1)
+    )
     if nan:
         with torch.no_grad():
             policy.action_net.bias[0] = float("nan")
@@ -373,17 +405,20 @@ def _load_text(tmp_path: Path, text: str):
     return load_cards(path)
 
 
-@pytest.mark.parametrize("old,new,pattern", [
-    ("points = 1", "points = 9223372036854775807", r"AS001.*'points'.*0\.\.99.*9223372036854775807"),
-    ("points = 1", "points = 100", r"AS001.*'points'.*0\.\.99"),
-    ("icons = { axe = 1 }", "icons = { axe = 99999999999999999999 }", r"AS001.*'icons'.*'axe'.*0\.\.99"),
-    ("icons = { axe = 1 }", "icons = { axe = 9223372036854775807 }", r"'icons'.*0\.\.99"),
-    ("effect = { vp = 1 }", "effect = { vp = 9223372036854775808 }", r"AS001.*'effect'.*vp.*0\.\.99"),
-    ("effect = { vp = 1 }", "effect = { vp = 100 }", r"'effect'.*vp.*0\.\.99"),
-    ("copies = 4", "copies = 0", r"AS001.*'copies'.*1\.\.81"),
-    ("copies = 4", "copies = 82", r"'copies'.*1\.\.81"),
-    ('cost = "K*"', 'cost = "' + "K" * 111 + '"', r"AS001.*'cost'.*111 symbols.*at most 110"),
-])
+@pytest.mark.parametrize(
+    "old,new,pattern",
+    [
+        ("points = 1", "points = 9223372036854775807", r"AS001.*'points'.*0\.\.99.*9223372036854775807"),
+        ("points = 1", "points = 100", r"AS001.*'points'.*0\.\.99"),
+        ("icons = { axe = 1 }", "icons = { axe = 99999999999999999999 }", r"AS001.*'icons'.*'axe'.*0\.\.99"),
+        ("icons = { axe = 1 }", "icons = { axe = 9223372036854775807 }", r"'icons'.*0\.\.99"),
+        ("effect = { vp = 1 }", "effect = { vp = 9223372036854775808 }", r"AS001.*'effect'.*vp.*0\.\.99"),
+        ("effect = { vp = 1 }", "effect = { vp = 100 }", r"'effect'.*vp.*0\.\.99"),
+        ("copies = 4", "copies = 0", r"AS001.*'copies'.*1\.\.81"),
+        ("copies = 4", "copies = 82", r"'copies'.*1\.\.81"),
+        ('cost = "K*"', 'cost = "' + "K" * 111 + '"', r"AS001.*'cost'.*111 symbols.*at most 110"),
+    ],
+)
 def test_card_numbers_out_of_bounds_name_card_field_and_range(tmp_path: Path, old: str, new: str, pattern: str) -> None:
     assert old in SHIPPED_TOML
     with pytest.raises(CardDataError, match=pattern):
@@ -396,8 +431,11 @@ def test_the_largest_card_numbers_give_exact_scores(tmp_path: Path) -> None:
     top = cards_mod.MAX_PER_COPY
     text = re.sub(r"points = \d+", f"points = {top}", SHIPPED_TOML)
     text = re.sub(r"icons = \{[^}]*\}", "icons = { " + ", ".join(f"{i} = {top}" for i in cards_mod.ICONS) + " }", text)
-    text = re.sub(r"(effect = \{[^}]*?)\b(vp|faith|cards|stones|flips|steal|vp_per_gift) = \d+",
-                  lambda m: f"{m[1]}{m[2]} = {top}", text)
+    text = re.sub(
+        r"(effect = \{[^}]*?)\b(vp|faith|cards|stones|flips|steal|vp_per_gift) = \d+",
+        lambda m: f"{m[1]}{m[2]} = {top}",
+        text,
+    )
     cs = _load_text(tmp_path, text)
     assert int(cs.points.max()) == top and int(cs.icons.min()) == top
     for backend in core.BACKENDS:
@@ -412,8 +450,11 @@ def test_the_largest_card_numbers_give_exact_scores(tmp_path: Path) -> None:
         icons = [sum(c * int(cs.icons[k, i]) for k, c in enumerate(copies)) for i in range(5)]
         per_unit = [sum(c * int(cs.score[k, j]) for k, c in enumerate(copies)) for j in range(8)]
         units = icons + [min(icons), 0, 10]
-        exact = int(state.vp[0, 0]) + sum(c * int(p) for c, p in zip(copies, cs.points)) + \
-            sum(a * b for a, b in zip(per_unit, units))
+        exact = (
+            int(state.vp[0, 0])
+            + sum(c * int(p) for c, p in zip(copies, cs.points))
+            + sum(a * b for a, b in zip(per_unit, units))
+        )
         assert int(core.final_scores(state)[0, 0]) == exact > 0
 
 
@@ -486,21 +527,24 @@ def test_a_pickle_in_a_serialized_state_runs_nothing_and_is_refused(tmp_path: Pa
 
 
 @needs_openspiel
-@pytest.mark.parametrize("edit,pattern", [
-    (lambda t: t.replace("players 2", "players 3"), "players 3, this game has 2"),
-    (lambda t: t.replace("max_turns 200", "max_turns 100"), "max_turns 100, this game has 200"),
-    (lambda t: t.replace("seed 5", "seed -1"), "seed"),
-    (lambda t: t.replace("seed 5", "seed none"), "'none' with an empty history"),
-    (lambda t: t.replace("history 0 ", "history 1 "), "move 0, action 1, cannot be played"),
-    (lambda t: t + " 44", "action must be an int 0..43"),
-    (lambda t: t + "\nresample 1 0 1 2 3", "4 seed words"),
-    (lambda t: t + "\nresample 999 0 1 2 3 4", "resample move"),
-    (lambda t: t + "\nresample 3 2 1 2 3 4", "resample player"),
-    (lambda t: t + "\nresample 3 0 1 2 3 4294967296", "seed word"),
-    (lambda t: t + "\nsomething else", "expected a line 'resample'"),
-    (lambda t: "\n".join(t.split("\n")[:3]), "expected the lines"),
-    (lambda t: t + " 0" * (3 * 10**6), "more than the longest game"),
-])
+@pytest.mark.parametrize(
+    "edit,pattern",
+    [
+        (lambda t: t.replace("players 2", "players 3"), "players 3, this game has 2"),
+        (lambda t: t.replace("max_turns 200", "max_turns 100"), "max_turns 100, this game has 200"),
+        (lambda t: t.replace("seed 5", "seed -1"), "seed"),
+        (lambda t: t.replace("seed 5", "seed none"), "'none' with an empty history"),
+        (lambda t: t.replace("history 0 ", "history 1 "), "move 0, action 1, cannot be played"),
+        (lambda t: t + " 44", "action must be an int 0..43"),
+        (lambda t: t + "\nresample 1 0 1 2 3", "4 seed words"),
+        (lambda t: t + "\nresample 999 0 1 2 3 4", "resample move"),
+        (lambda t: t + "\nresample 3 2 1 2 3 4", "resample player"),
+        (lambda t: t + "\nresample 3 0 1 2 3 4294967296", "seed word"),
+        (lambda t: t + "\nsomething else", "expected a line 'resample'"),
+        (lambda t: "\n".join(t.split("\n")[:3]), "expected the lines"),
+        (lambda t: t + " 0" * (3 * 10**6), "more than the longest game"),
+    ],
+)
 def test_serialized_states_that_do_not_fit_are_refused(edit, pattern: str) -> None:
     game, state = _played(2, 10)
     text = state.serialize()
@@ -515,11 +559,14 @@ def test_serialized_states_that_do_not_fit_are_refused(edit, pattern: str) -> No
 def test_the_docs_say_what_still_unpickles() -> None:
     for text in (aos_os.__doc__, (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")):
         assert "deserialize_game_and_state" in text and "never" in text.lower()
-    assert "no pickle" in aos_os.AgeOfSummonersState.serialize.__doc__.lower() or \
-        "pickle" in aos_os.AgeOfSummonersState.serialize.__doc__
+    assert (
+        "no pickle" in aos_os.AgeOfSummonersState.serialize.__doc__.lower()
+        or "pickle" in aos_os.AgeOfSummonersState.serialize.__doc__
+    )
 
 
 # ---- command lines ------------------------------------------------------------------------------------------
+
 
 def run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -533,16 +580,21 @@ def usage_error(result: subprocess.CompletedProcess, *patterns: str) -> None:
         assert re.search(pattern, result.stderr), (pattern, result.stderr)
 
 
-@pytest.mark.parametrize("argv,patterns", [
-    (["--json", "/proc/x.json"], ["--json", "not writable"]),
-    (["--replays", "/proc/r"], ["--replays", "not writable"]),
-    (["--json", "/dev/full"], ["--json", "regular file"]),
-    (["--games", str(10**30)], [r"--games: must be an int 1\.\.1000000000"]),
-    (["--max-turns", str(10**12)], [r"--max-turns: must be an int 1\.\."]),
-])
+@pytest.mark.parametrize(
+    "argv,patterns",
+    [
+        (["--json", "/proc/x.json"], ["--json", "not writable"]),
+        (["--replays", "/proc/r"], ["--replays", "not writable"]),
+        (["--json", "/dev/full"], ["--json", "regular file"]),
+        (["--games", str(10**30)], [r"--games: must be an int 1\.\.1000000000"]),
+        (["--max-turns", str(10**12)], [r"--max-turns: must be an int 1\.\."]),
+    ],
+)
 def test_evaluate_outputs_and_sizes_are_usage_errors(tmp_path: Path, argv: list[str], patterns: list[str]) -> None:
-    usage_error(run("-m", "agents.evaluate", "random", "random", "--games", "2", "--no-progress", *argv,
-                    cwd=tmp_path), *patterns)
+    usage_error(
+        run("-m", "agents.evaluate", "random", "random", "--games", "2", "--no-progress", *argv, cwd=tmp_path),
+        *patterns,
+    )
     assert list(tmp_path.iterdir()) == [], "nothing is written"
 
 
@@ -562,17 +614,29 @@ def test_evaluate_refuses_an_output_that_is_an_input(tmp_path: Path, capsys) -> 
     bot = tmp_path / "bot.npz"
     shutil.copy(SHIPPED[2], bot)
     before = bot.read_bytes()
-    usage_error(run("-m", "agents.evaluate", "random", str(bot), "--json", str(bot), "--no-progress", cwd=tmp_path),
-                "--json", "agent file")
+    usage_error(
+        run("-m", "agents.evaluate", "random", str(bot), "--json", str(bot), "--no-progress", cwd=tmp_path),
+        "--json",
+        "agent file",
+    )
     board = tmp_path / "board.json"
-    evaluate_usage_error(capsys, ["random", "greedy", "--json", str(board), "--leaderboard", str(board)],
-                         "--leaderboard", "also --json")
-    evaluate_usage_error(capsys, ["random", "greedy", "--json", str(tmp_path / "board.md"), "--leaderboard",
-                                  str(board)], "table", "also --json")
-    evaluate_usage_error(capsys, ["random", "greedy", "--leaderboard", str(tmp_path / "b.md")], "--leaderboard",
-                         "give a .json path")
-    evaluate_usage_error(capsys, ["random", "greedy", "--games", "3", "--replays", str(tmp_path), "--json",
-                                  str(tmp_path / "game_00002.json")], "replay of game 2")
+    evaluate_usage_error(
+        capsys, ["random", "greedy", "--json", str(board), "--leaderboard", str(board)], "--leaderboard", "also --json"
+    )
+    evaluate_usage_error(
+        capsys,
+        ["random", "greedy", "--json", str(tmp_path / "board.md"), "--leaderboard", str(board)],
+        "table",
+        "also --json",
+    )
+    evaluate_usage_error(
+        capsys, ["random", "greedy", "--leaderboard", str(tmp_path / "b.md")], "--leaderboard", "give a .json path"
+    )
+    evaluate_usage_error(
+        capsys,
+        ["random", "greedy", "--games", "3", "--replays", str(tmp_path), "--json", str(tmp_path / "game_00002.json")],
+        "replay of game 2",
+    )
     evaluate_usage_error(capsys, ["random", "greedy", "--leaderboard", str(bot)], "not a leaderboard file")
     shipped = SHIPPED[3].read_bytes()  # read by "bot", though no spec names the file
     evaluate_usage_error(capsys, ["random", "bot", "--json", str(SHIPPED[3])], "agent file")
@@ -584,8 +648,11 @@ def test_evaluate_refuses_an_output_that_is_an_input(tmp_path: Path, capsys) -> 
 def test_evaluate_refuses_a_bot_file_that_does_not_fit(tmp_path: Path) -> None:
     bot = tmp_path / "cut.npz"
     bot.write_bytes(SHIPPED[2].read_bytes()[:5000])
-    usage_error(run("-m", "agents.evaluate", "random", str(bot), "--no-progress", cwd=tmp_path), "cut.npz",
-                "not a bot file|truncated")
+    usage_error(
+        run("-m", "agents.evaluate", "random", str(bot), "--no-progress", cwd=tmp_path),
+        "cut.npz",
+        "not a bot file|truncated",
+    )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cut.npz"]
 
 
@@ -593,14 +660,27 @@ def test_evaluate_refuses_a_broken_leaderboard(tmp_path: Path, capsys) -> None:
     from agents import evaluate
 
     board = tmp_path / "board.json"
-    for broken in ({"format": lb.FORMAT, "version": lb.VERSION},
-                   {**lb.empty(), "tables": {"2": {"pairs": {"a vs b": [1, -2]}}}},
-                   {**lb.empty(), "tables": {"9": {"pairs": {}}}},
-                   {**lb.empty(), "tables": {"2": {"pairs": {"b vs a": [1, 2]}}}}):
+    for broken in (
+        {"format": lb.FORMAT, "version": lb.VERSION},
+        {**lb.empty(), "tables": {"2": {"pairs": {"a vs b": [1, -2]}}}},
+        {**lb.empty(), "tables": {"9": {"pairs": {}}}},
+        {**lb.empty(), "tables": {"2": {"pairs": {"b vs a": [1, 2]}}}},
+    ):
         board.write_text(json.dumps(broken))
         with pytest.raises(SystemExit) as e:
-            evaluate.main(["random", "greedy", "--games", "2", "--no-progress", "--leaderboard", str(board),
-                           "--json", str(tmp_path / "t.json")])
+            evaluate.main(
+                [
+                    "random",
+                    "greedy",
+                    "--games",
+                    "2",
+                    "--no-progress",
+                    "--leaderboard",
+                    str(board),
+                    "--json",
+                    str(tmp_path / "t.json"),
+                ]
+            )
         assert e.value.code == 2 and "leaderboard" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["board.json"]
     with pytest.raises(SystemExit):
@@ -649,8 +729,18 @@ def test_python_m_agents_tournament_is_the_evaluate_command(tmp_path: Path) -> N
     helped = run("-m", "agents.tournament", "--help", cwd=tmp_path)
     assert helped.returncode == 0 and "python -m agents.tournament" in helped.stdout and "--games" in helped.stdout
     usage_error(run("-m", "agents.tournament", cwd=tmp_path), "agents")
-    played = run("-m", "agents.tournament", "random", "random", "--games", "2", "--no-progress", "--json",
-                 str(tmp_path / "t.json"), cwd=tmp_path)
+    played = run(
+        "-m",
+        "agents.tournament",
+        "random",
+        "random",
+        "--games",
+        "2",
+        "--no-progress",
+        "--json",
+        str(tmp_path / "t.json"),
+        cwd=tmp_path,
+    )
     assert played.returncode == 0, played.stderr
     assert json.loads((tmp_path / "t.json").read_text())["games"] == 2
 
@@ -671,8 +761,11 @@ def test_the_benchmark_picture_is_written_atomically(tmp_path: Path, monkeypatch
 
     from benchmarks.__main__ import plot
 
-    res = {"engine": {"numba": {"1": {"median": 10.0}, "64": {"median": 100.0}}}, "aec": {"ours env": {"median": 5.0}},
-           "peers": {"x": {"median": 3.0}}}
+    res = {
+        "engine": {"numba": {"1": {"median": 10.0}, "64": {"median": 100.0}}},
+        "aec": {"ours env": {"median": 5.0}},
+        "peers": {"x": {"median": 3.0}},
+    }
     picture = tmp_path / "throughput.png"
     plot(res, picture)
     before = picture.read_bytes()
@@ -689,6 +782,7 @@ def test_the_benchmark_picture_is_written_atomically(tmp_path: Path, monkeypatch
 
 
 # ---- core and env calls -----------------------------------------------------------------------------------
+
 
 def test_act_on_state_checks_its_arguments() -> None:
     greedy = make_agent("greedy")
@@ -731,14 +825,17 @@ def test_stepping_after_every_agent_is_done() -> None:
     assert env.agents
 
 
-@pytest.mark.parametrize("field,value,pattern", [
-    ("vp", np.array([[2**40, 0]]), r"state\.vp must hold whole numbers -2147483648\.\.2147483647.*1099511627776"),
-    ("vp", [[2**70, 0]], r"state\.vp.*1180591620717411303424"),
-    ("vp", 2.5, r"state\.vp.*fraction"),
-    ("vp", "3", r"state\.vp.*dtype"),
-    ("hand", 200, r"state\.hand.*-128\.\.127"),
-    ("rng_key", -1, r"state\.rng_key.*0\.\.18446744073709551615"),
-])
+@pytest.mark.parametrize(
+    "field,value,pattern",
+    [
+        ("vp", np.array([[2**40, 0]]), r"state\.vp must hold whole numbers -2147483648\.\.2147483647.*1099511627776"),
+        ("vp", [[2**70, 0]], r"state\.vp.*1180591620717411303424"),
+        ("vp", 2.5, r"state\.vp.*fraction"),
+        ("vp", "3", r"state\.vp.*dtype"),
+        ("hand", 200, r"state\.hand.*-128\.\.127"),
+        ("rng_key", -1, r"state\.rng_key.*0\.\.18446744073709551615"),
+    ],
+)
 def test_field_setters_refuse_what_the_dtype_cannot_hold(field: str, value, pattern: str) -> None:
     state = core.init(1, 2, seed=0)
     before = state.records.copy()

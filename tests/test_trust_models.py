@@ -28,9 +28,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import PolicyAgent, make_agent
+from agents import PolicyAgent, make_agent, model_file
 from agents import export as export_module
-from agents import model_file
 from agents.model_file import MEMBER, load_policy, save_model
 from aos_env import core
 
@@ -42,8 +41,23 @@ _spec.loader.exec_module(train)
 pytestmark = pytest.mark.one_backend
 
 #: Small training runs: a rollout of 16 x 64 = 1,024 steps, an evaluation of 4 games at each.
-SMALL = ["--num-envs", "64", "--n-steps", "16", "--eval-every", "1024", "--eval-games", "4", "--final-eval-games", "4",
-         "--snapshot-every", "1024", "--net-arch", "16", "--no-progress"]
+SMALL = [
+    "--num-envs",
+    "64",
+    "--n-steps",
+    "16",
+    "--eval-every",
+    "1024",
+    "--eval-games",
+    "4",
+    "--final-eval-games",
+    "4",
+    "--snapshot-every",
+    "1024",
+    "--net-arch",
+    "16",
+    "--no-progress",
+]
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONHASHSEED="0")
 
 
@@ -78,9 +92,15 @@ def sb3_data_with_payload(marker: Path) -> bytes:
     """SB3's ``data`` member with a serialized (cloudpickled, base64) entry that runs code when loaded."""
     import base64
 
-    return json.dumps({"policy_class": {":type:": "<class 'abc.ABCMeta'>",
-                                        ":serialized:": base64.b64encode(payload_bytes(marker)).decode()},
-                       "num_timesteps": 0}).encode()
+    return json.dumps(
+        {
+            "policy_class": {
+                ":type:": "<class 'abc.ABCMeta'>",
+                ":serialized:": base64.b64encode(payload_bytes(marker)).decode(),
+            },
+            "num_timesteps": 0,
+        }
+    ).encode()
 
 
 @pytest.fixture(scope="module")
@@ -92,8 +112,9 @@ def tiny(tmp_path_factory) -> dict:
 
     d = tmp_path_factory.mktemp("tiny")
     env = LearnerVecEnv(num_envs=8, num_players=2, opponents="random", seed=0)
-    model = MaskablePPO("MlpPolicy", env, n_steps=8, batch_size=8, policy_kwargs={"net_arch": [16]}, seed=0,
-                        device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=8, batch_size=8, policy_kwargs={"net_arch": [16]}, seed=0, device="cpu"
+    )
     save_model(model, d / "good.zip", 2)
     model.save(d / "plain.zip")
     return {"model": model, "good": d / "good.zip", "plain": d / "plain.zip", "dir": d}
@@ -123,8 +144,11 @@ def payload_models(tiny, folder: Path, marker: Path) -> dict[str, Path]:
         "data": rewrite_zip(tiny["good"], folder / "data.zip", {"data": data}),
         "plain": rewrite_zip(tiny["plain"], folder / "plain.zip", {"data": data}),
         "weights": rewrite_zip(tiny["good"], folder / "weights.zip", {"policy.pth": payload_bytes(marker)}),
-        "torch_weights": rewrite_zip(tiny["good"], folder / "torch_weights.zip",
-                                     {"policy.pth": torch_save({"action_net.weight": Payload(marker)})}),
+        "torch_weights": rewrite_zip(
+            tiny["good"],
+            folder / "torch_weights.zip",
+            {"policy.pth": torch_save({"action_net.weight": Payload(marker)})},
+        ),
     }
 
 
@@ -140,8 +164,12 @@ def torch_save(obj) -> bytes:
 def test_a_payload_in_a_model_file_runs_nothing(tiny, tmp_path: Path, entry: str) -> None:
     marker = tmp_path / "ran"
     files = payload_models(tiny, tmp_path, marker)
-    load = {"make_agent": lambda p: make_agent(str(p)), "PolicyAgent": PolicyAgent, "load_policy": load_policy,
-            "export": lambda p: export_module.export(p, tmp_path / "bot.npz", 2)}[entry]
+    load = {
+        "make_agent": lambda p: make_agent(str(p)),
+        "PolicyAgent": PolicyAgent,
+        "load_policy": load_policy,
+        "export": lambda p: export_module.export(p, tmp_path / "bot.npz", 2),
+    }[entry]
     assert load(files["data"]) is not None  # data is never read: the model plays
     for which in ("plain", "weights", "torch_weights"):
         with pytest.raises(ValueError, match=re.escape(str(files[which]))):
@@ -189,9 +217,16 @@ def test_train_opponents_read_models_without_unpickling(tiny, tmp_path: Path, ca
 
 
 def good_meta() -> dict:
-    return {"format": "aos-model", "format_version": 1, "obs_version": core.OBS_VERSION, "obs_dim": core.OBS_DIM,
-            "num_actions": core.NUM_ACTIONS, "num_players": 2, "net_arch": {"pi": [16], "vf": [16]},
-            "activation": "tanh"}
+    return {
+        "format": "aos-model",
+        "format_version": 1,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_actions": core.NUM_ACTIONS,
+        "num_players": 2,
+        "net_arch": {"pi": [16], "vf": [16]},
+        "activation": "tanh",
+    }
 
 
 def meta_bytes(**changes) -> bytes:
@@ -199,7 +234,6 @@ def meta_bytes(**changes) -> bytes:
 
 
 def weights_bytes(tiny, **changes) -> bytes:
-    import torch
 
     state = {k: v.clone() for k, v in tiny["model"].policy.state_dict().items()}
     for key, value in changes.items():
@@ -225,41 +259,64 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
         "text": (d / "text.zip", "is not a model saved by train.py (it is not a zip file)"),
         "truncated": (d / "truncated.zip", "zip"),
         "no member (plain SB3)": (tiny["plain"], "has no aos_env_model.json inside"),
-        "no member, no data": (rewrite_zip(good, d / "other.zip", drop=(MEMBER, "data")),
-                               "is a zip file but not a model saved by train.py"),
+        "no member, no data": (
+            rewrite_zip(good, d / "other.zip", drop=(MEMBER, "data")),
+            "is a zip file but not a model saved by train.py",
+        ),
         "not JSON": (rewrite_zip(good, d / "json.zip", {MEMBER: b"{not json"}), "is not readable JSON"),
         "not an object": (rewrite_zip(good, d / "list.zip", {MEMBER: b"[1, 2]"}), "is not a JSON object"),
         "format": (rewrite_zip(good, d / "fmt.zip", {MEMBER: meta_bytes(format="other")}), "has format 'other'"),
-        "obs version": (rewrite_zip(good, d / "v2.zip", {MEMBER: meta_bytes(obs_version=2)}),
-                        "was trained for observation version 2"),
-        "obs dim": (rewrite_zip(good, d / "dim.zip", {MEMBER: meta_bytes(obs_dim=10)}),
-                    "was trained for observation size 10"),
-        "actions": (rewrite_zip(good, d / "act.zip", {MEMBER: meta_bytes(num_actions=7)}),
-                    "was trained for number of actions 7"),
+        "obs version": (
+            rewrite_zip(good, d / "v2.zip", {MEMBER: meta_bytes(obs_version=2)}),
+            "was trained for observation version 2",
+        ),
+        "obs dim": (
+            rewrite_zip(good, d / "dim.zip", {MEMBER: meta_bytes(obs_dim=10)}),
+            "was trained for observation size 10",
+        ),
+        "actions": (
+            rewrite_zip(good, d / "act.zip", {MEMBER: meta_bytes(num_actions=7)}),
+            "was trained for number of actions 7",
+        ),
         "players": (rewrite_zip(good, d / "p5.zip", {MEMBER: meta_bytes(num_players=5)}), "has num_players 5"),
-        "players bool": (rewrite_zip(good, d / "pb.zip", {MEMBER: meta_bytes(num_players=True)}),
-                         "has num_players True"),
-        "activation": (rewrite_zip(good, d / "gelu.zip", {MEMBER: meta_bytes(activation="gelu")}),
-                       "has activation 'gelu'"),
+        "players bool": (
+            rewrite_zip(good, d / "pb.zip", {MEMBER: meta_bytes(num_players=True)}),
+            "has num_players True",
+        ),
+        "activation": (
+            rewrite_zip(good, d / "gelu.zip", {MEMBER: meta_bytes(activation="gelu")}),
+            "has activation 'gelu'",
+        ),
         "net_arch type": (rewrite_zip(good, d / "na.zip", {MEMBER: meta_bytes(net_arch=[16])}), "has net_arch [16]"),
-        "net_arch size": (rewrite_zip(good, d / "n0.zip", {MEMBER: meta_bytes(net_arch={"pi": [0], "vf": [16]})}),
-                          "net_arch['pi'] [0]"),
-        "huge net_arch": (rewrite_zip(good, d / "huge.zip", {MEMBER: meta_bytes(net_arch={"pi": [big], "vf": [16]})}),
-                          "net_arch['pi']"),
-        "many parameters": (rewrite_zip(good, d / "many.zip",
-                                        {MEMBER: meta_bytes(net_arch={"pi": [10**6], "vf": [16]})}),
-                            "parameters, more than the 100,000,000"),
-        "arch differs": (rewrite_zip(good, d / "arch.zip", {MEMBER: meta_bytes(net_arch={"pi": [32], "vf": [16]})}),
-                         "has shape (16, 603), the architecture"),
+        "net_arch size": (
+            rewrite_zip(good, d / "n0.zip", {MEMBER: meta_bytes(net_arch={"pi": [0], "vf": [16]})}),
+            "net_arch['pi'] [0]",
+        ),
+        "huge net_arch": (
+            rewrite_zip(good, d / "huge.zip", {MEMBER: meta_bytes(net_arch={"pi": [big], "vf": [16]})}),
+            "net_arch['pi']",
+        ),
+        "many parameters": (
+            rewrite_zip(good, d / "many.zip", {MEMBER: meta_bytes(net_arch={"pi": [10**6], "vf": [16]})}),
+            "parameters, more than the 100,000,000",
+        ),
+        "arch differs": (
+            rewrite_zip(good, d / "arch.zip", {MEMBER: meta_bytes(net_arch={"pi": [32], "vf": [16]})}),
+            "has shape (16, 603), the architecture",
+        ),
         "no weights": (rewrite_zip(good, d / "now.zip", drop=("policy.pth",)), "has no policy.pth"),
-        "weights not torch": (rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk"}),
-                              "its policy.pth is not a file of tensors"),
+        "weights not torch": (
+            rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk"}),
+            "its policy.pth is not a file of tensors",
+        ),
         "weights a list": (rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([1, 2])}), "is not a state dict"),
         "missing weight": (weights_zip("mw.zip", **{"value_net.bias": None}), "missing: value_net.bias"),
         "extra weight": (weights_zip("ew.zip", extra=torch.zeros(1)), "unexpected: extra"),
         "wrong shape": (weights_zip("ws.zip", **{"action_net.bias": torch.zeros(7)}), "action_net.bias has shape (7,)"),
-        "int weights": (weights_zip("iw.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.int64)}),
-                        "not floating point"),
+        "int weights": (
+            weights_zip("iw.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.int64)}),
+            "not floating point",
+        ),
         "nan weights": (weights_zip("nan.zip", **{"value_net.bias": torch.tensor([float("nan")])}), "NaN or infinite"),
     }
     (d / "truncated.zip").write_bytes(good.read_bytes()[: good.stat().st_size // 2])
@@ -269,8 +326,9 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
 def test_a_model_file_that_does_not_fit_is_refused_by_name(tiny, tmp_path: Path) -> None:
     for what, (path, fragment) in bad_files(tiny, tmp_path).items():
         for load in (load_policy, lambda p: make_agent(str(p)), model_file.read_meta):
-            if load is model_file.read_meta and what.startswith(("arch", "no weights", "weights", "missing", "extra",
-                                                                 "wrong", "int", "nan")):
+            if load is model_file.read_meta and what.startswith(
+                ("arch", "no weights", "weights", "missing", "extra", "wrong", "int", "nan")
+            ):
                 continue  # read_meta reads only the JSON member
             with pytest.raises(ValueError) as e:
                 load(path)
@@ -327,8 +385,11 @@ def usage_error(capsys, run, *fragments: str) -> str:
 
 
 def snapshot_files(folder: Path) -> dict[str, tuple[bytes, int]]:
-    return {str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): (p.read_bytes(), p.stat().st_mtime_ns)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 @pytest.mark.parametrize("held", ["model.zip", "summary.json", "history.json"])
@@ -340,8 +401,9 @@ def test_a_run_folder_is_never_written_over_without_overwrite(capsys, tmp_path: 
     parser = train.build_parser()
     common = ["--out", str(tmp_path / "runs"), "--name", "r"]
     usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(common)), "--resume", "--overwrite", held)
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(common + ["--resume", "--overwrite"])),
-                "--overwrite")
+    usage_error(
+        capsys, lambda: train.check_args(parser, parser.parse_args(common + ["--resume", "--overwrite"])), "--overwrite"
+    )
     train.check_args(parser, parser.parse_args(common + ["--overwrite"]))  # accepted; nothing removed yet
     assert snapshot_files(tmp_path) == before
 
@@ -352,8 +414,15 @@ def test_rerunning_train_py_stops_before_training(tmp_path: Path) -> None:
     for name in ("model.zip", "summary.json", "history.json", "checkpoints/model_5.zip"):
         (run / name).write_text(f"previous {name}")
     before = snapshot_files(tmp_path)
-    res = subprocess.run([sys.executable, str(ROOT / "train.py"), "--out", str(tmp_path / "runs")], cwd=tmp_path,
-                         capture_output=True, text=True, env=ENV, stdin=subprocess.DEVNULL, timeout=300)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), "--out", str(tmp_path / "runs")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
     assert "--resume" in res.stderr and "--overwrite" in res.stderr
     assert snapshot_files(tmp_path) == before
@@ -364,10 +433,21 @@ def no_temp_files(folder: Path) -> list[Path]:
 
 
 def start_training(tmp_path: Path, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, str(ROOT / "train.py"), "--out", str(tmp_path / "runs"), "--name", "r",
-           "--timesteps", "1000000", *SMALL, *extra]
-    return subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
-                            stdin=subprocess.DEVNULL)
+    cmd = [
+        sys.executable,
+        str(ROOT / "train.py"),
+        "--out",
+        str(tmp_path / "runs"),
+        "--name",
+        "r",
+        "--timesteps",
+        "1000000",
+        *SMALL,
+        *extra,
+    ]
+    return subprocess.Popen(
+        cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, stdin=subprocess.DEVNULL
+    )
 
 
 def wait_for(path_glob, proc: subprocess.Popen, timeout: float = 300) -> None:
@@ -430,11 +510,14 @@ def fake_run(tiny, folder: Path, model_steps: int, checkpoints: tuple[int, ...])
             save_model(model, folder / "checkpoints" / f"model_{t}.zip", 2)
     finally:
         model.num_timesteps = before
-    evaluation = {s: {"win_rate": 0.5, "ci95": [0.0, 1.0], "games": 2, "mean_score": 0.0, "truncated": 0.0}
-                  for s in ("random", "greedy")}
+    evaluation = {
+        s: {"win_rate": 0.5, "ci95": [0.0, 1.0], "games": 2, "mean_score": 0.0, "truncated": 0.0}
+        for s in ("random", "greedy")
+    }
     steps = sorted({0, model_steps, *checkpoints, max((model_steps, *checkpoints)) + 500})
-    (folder / "history.json").write_text(json.dumps([{"timesteps": t, "wall_seconds": 0.0, "results": evaluation}
-                                                     for t in steps]))
+    (folder / "history.json").write_text(
+        json.dumps([{"timesteps": t, "wall_seconds": 0.0, "results": evaluation} for t in steps])
+    )
 
 
 def test_resume_picks_the_newest_model(tiny, tmp_path: Path) -> None:
@@ -455,10 +538,36 @@ def test_resume_picks_the_newest_model(tiny, tmp_path: Path) -> None:
 def test_resume_continues_from_the_newest_checkpoint(tiny, tmp_path: Path) -> None:
     folder = tmp_path / "runs" / "r"
     fake_run(tiny, folder, 1000, (3000,))
-    res = subprocess.run([sys.executable, str(ROOT / "train.py"), "--out", str(tmp_path / "runs"), "--name", "r",
-                          "--resume", "--timesteps", "512", "--num-envs", "32", "--n-steps", "16", "--eval-every",
-                          "100000", "--eval-games", "2", "--final-eval-games", "2", "--no-progress"],
-                         cwd=tmp_path, capture_output=True, text=True, env=ENV, stdin=subprocess.DEVNULL, timeout=300)
+    res = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "train.py"),
+            "--out",
+            str(tmp_path / "runs"),
+            "--name",
+            "r",
+            "--resume",
+            "--timesteps",
+            "512",
+            "--num-envs",
+            "32",
+            "--n-steps",
+            "16",
+            "--eval-every",
+            "100000",
+            "--eval-games",
+            "2",
+            "--final-eval-games",
+            "2",
+            "--no-progress",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert res.returncode == 0, res.stderr
     assert f"resuming from {folder / 'checkpoints' / 'model_3000.zip'}" in res.stdout
     summary = json.loads((folder / "summary.json").read_text())
@@ -472,9 +581,14 @@ def test_resume_refuses_another_game_size(tiny, tmp_path: Path, capsys) -> None:
     folder = tmp_path / "runs" / "r"
     fake_run(tiny, folder, 1000, ())
     parser = train.build_parser()
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-        ["--out", str(tmp_path / "runs"), "--name", "r", "--resume", "--players", "3"])), "--players",
-        "trains 2-player games")
+    usage_error(
+        capsys,
+        lambda: train.check_args(
+            parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--name", "r", "--resume", "--players", "3"])
+        ),
+        "--players",
+        "trains 2-player games",
+    )
 
 
 def full_disk(*args, **kwargs):
@@ -513,8 +627,10 @@ def test_a_full_disk_leaves_the_history_summary_and_curve_whole(tmp_path: Path, 
     args = parser.parse_args(["--out", str(tmp_path), "--name", "r"])
     run = Run(args)
     run.dir.mkdir()
-    result = {s: {"win_rate": 0.5, "ci95": [0.25, 0.75], "games": 4, "mean_score": 1.0, "truncated": 0.0}
-              for s in ("random", "greedy")}
+    result = {
+        s: {"win_rate": 0.5, "ci95": [0.25, 0.75], "games": 4, "mean_score": 1.0, "truncated": 0.0}
+        for s in ("random", "greedy")
+    }
     run.record(0, result)
     run.finish(0, 0, 1.0, result, run.dir / "model.zip")
     before = snapshot_files(tmp_path)
@@ -542,8 +658,9 @@ def test_a_full_disk_leaves_the_history_summary_and_curve_whole(tmp_path: Path, 
         run.record(200, result)
     monkeypatch.undo()
     after = snapshot_files(tmp_path)
-    assert {k: v[0] for k, v in after.items() if k != "r/history.json"} == \
-           {k: v[0] for k, v in before.items() if k != "r/history.json"}
+    assert {k: v[0] for k, v in after.items() if k != "r/history.json"} == {
+        k: v[0] for k, v in before.items() if k != "r/history.json"
+    }
     # history.json was rewritten whole (with the evaluation at 200) before the curve failed, never half
     assert [h["timesteps"] for h in json.loads((run.dir / "history.json").read_text())] in ([0], [0, 100, 200])
     assert sorted(p.name for p in run.dir.iterdir()) == ["history.json", "learning_curve.png", "summary.json"]
@@ -620,12 +737,24 @@ def test_an_input_inside_the_runs_own_folder_is_refused(capsys, tmp_path: Path, 
     save_model(tiny["model"], run / "model.zip", 2)
     parser = train.build_parser()
     common = ["--out", str(tmp_path / "runs"), "--name", "r", "--overwrite"]
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-        common + ["--init", str(bot), "--net-arch", "256,256"])), "--init", "inside the run's own folder")
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-        common + ["--opponents", f"{run / 'model.zip'}@1"])), "--opponents", "inside the run's own folder")
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-        common + ["--eval-baselines", str(run / "model.zip")])), "--eval-baselines", "inside the run's own folder")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(common + ["--init", str(bot), "--net-arch", "256,256"])),
+        "--init",
+        "inside the run's own folder",
+    )
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(common + ["--opponents", f"{run / 'model.zip'}@1"])),
+        "--opponents",
+        "inside the run's own folder",
+    )
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(common + ["--eval-baselines", str(run / "model.zip")])),
+        "--eval-baselines",
+        "inside the run's own folder",
+    )
 
 
 # ---- 3. bad flags ----------------------------------------------------------------------------------
@@ -634,8 +763,12 @@ def test_an_input_inside_the_runs_own_folder_is_refused(capsys, tmp_path: Path, 
 def test_out_must_be_writable(capsys, tmp_path: Path, monkeypatch) -> None:
     parser = train.build_parser()
     if Path("/proc/self").is_dir():
-        usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", "/proc"])),
-                    "--out", "'/proc' is not writable")
+        usage_error(
+            capsys,
+            lambda: train.check_args(parser, parser.parse_args(["--out", "/proc"])),
+            "--out",
+            "'/proc' is not writable",
+        )
     # a folder that refuses new files (permission bits do not stop root, so the refusal is simulated)
     import tempfile
 
@@ -643,21 +776,33 @@ def test_out_must_be_writable(capsys, tmp_path: Path, monkeypatch) -> None:
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
 
     monkeypatch.setattr(tempfile, "mkstemp", refuse)
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path / "runs")])),
-                "--out", "Permission denied")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path / "runs")])),
+        "--out",
+        "Permission denied",
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 def test_net_arch_must_fit(capsys, tmp_path: Path, monkeypatch) -> None:
     parser = train.build_parser()
     out = ["--out", str(tmp_path / "runs")]
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(out + ["--net-arch", "1000000000"])),
-                "--net-arch", "a model file may hold")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(out + ["--net-arch", "1000000000"])),
+        "--net-arch",
+        "a model file may hold",
+    )
     import agents.training as training
 
     monkeypatch.setattr(training, "total_memory", lambda: 10**9)  # a 1 GB machine
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(out + ["--net-arch", "4096,4096"])),
-                "--net-arch", "of memory to train")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(out + ["--net-arch", "4096,4096"])),
+        "--net-arch",
+        "of memory to train",
+    )
     assert not (tmp_path / "runs").exists()
 
 
@@ -671,10 +816,16 @@ def test_a_broken_opponent_file_is_a_usage_error(capsys, tmp_path: Path, tiny) -
 
     parser = train.build_parser()
     out = ["--out", str(tmp_path / "runs")]
-    for path in (truncated_copy(SHIPPED[2], tmp_path / "truncated.npz"),
-                 truncated_copy(tiny["good"], tmp_path / "truncated.zip")):
-        usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
-                    "--opponents", str(path))
+    for path in (
+        truncated_copy(SHIPPED[2], tmp_path / "truncated.npz"),
+        truncated_copy(tiny["good"], tmp_path / "truncated.zip"),
+    ):
+        usage_error(
+            capsys,
+            lambda: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
+            "--opponents",
+            str(path),
+        )
     npz = truncated_copy(SHIPPED[2], tmp_path / "init.npz")
     usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(out + ["--init", str(npz)])), "--init")
     assert not (tmp_path / "runs").exists()
@@ -687,16 +838,24 @@ def test_device_must_exist(capsys, tmp_path: Path) -> None:
         pytest.skip("this machine has CUDA")
     parser = train.build_parser()
     for device in ("cuda", "cuda:0"):
-        usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(
-            ["--out", str(tmp_path / "runs"), "--device", device])), "--device", "torch.cuda.is_available()")
+        usage_error(
+            capsys,
+            lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--device", device])),
+            "--device",
+            "torch.cuda.is_available()",
+        )
     assert not (tmp_path / "runs").exists()
 
 
 def test_batch_size_is_at_most_the_rollout(capsys, tmp_path: Path) -> None:
     parser = train.build_parser()
     out = ["--out", str(tmp_path / "runs")]
-    usage_error(capsys, lambda: train.check_args(parser, parser.parse_args(out + ["--batch-size", str(10**12)])),
-                "--batch-size", "must be at most the rollout (--n-steps x --num-envs = 16384)")
+    usage_error(
+        capsys,
+        lambda: train.check_args(parser, parser.parse_args(out + ["--batch-size", str(10**12)])),
+        "--batch-size",
+        "must be at most the rollout (--n-steps x --num-envs = 16384)",
+    )
     args = parser.parse_args(out + ["--num-envs", "64"])  # the default minibatch shrinks to a small rollout
     train.check_args(parser, args)
     assert args.batch_size == 1024
@@ -705,12 +864,15 @@ def test_batch_size_is_at_most_the_rollout(capsys, tmp_path: Path) -> None:
     assert args.batch_size == 2048
 
 
-@pytest.mark.parametrize("argv,option", [
-    (["--out", "/proc"], "--out"),
-    (["--net-arch", "1000000000"], "--net-arch"),
-    (["--batch-size", str(10**12)], "--batch-size"),
-    (["--opponents", "truncated.npz@1"], "--opponents"),
-])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["--out", "/proc"], "--out"),
+        (["--net-arch", "1000000000"], "--net-arch"),
+        (["--batch-size", str(10**12)], "--batch-size"),
+        (["--opponents", "truncated.npz@1"], "--opponents"),
+    ],
+)
 def test_train_py_bad_flags_exit_2_without_a_traceback(tmp_path: Path, argv, option) -> None:
     from agents.bot import SHIPPED
 
@@ -718,8 +880,15 @@ def test_train_py_bad_flags_exit_2_without_a_traceback(tmp_path: Path, argv, opt
         pytest.skip("no /proc here")
     truncated_copy(SHIPPED[2], tmp_path / "truncated.npz")
     out = [] if argv[0] == "--out" else ["--out", str(tmp_path / "runs")]
-    res = subprocess.run([sys.executable, str(ROOT / "train.py"), *out, *argv], cwd=tmp_path, capture_output=True,
-                         text=True, env=ENV, stdin=subprocess.DEVNULL, timeout=300)
+    res = subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *out, *argv],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert res.returncode == 2 and "usage:" in res.stderr and option in res.stderr, res.stderr
     assert "Traceback" not in res.stderr, res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["truncated.npz"]

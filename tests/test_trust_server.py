@@ -27,11 +27,12 @@ import pytest
 
 import aos_env
 from aos_env.apps import web
-from aos_env.core.cards import DEFAULT_CARD_FILE
-from aos_env.base.checks import MAX_SEED, ArgumentError
 from aos_env.apps.play import main as play_main
 from aos_env.apps.play import max_game_seed
-from aos_env.view.replay import Replay, ReplayError, build_parser, load_replay, main as replay_main, to_html
+from aos_env.base.checks import MAX_SEED, ArgumentError
+from aos_env.core.cards import DEFAULT_CARD_FILE
+from aos_env.view.replay import Replay, ReplayError, build_parser, load_replay, to_html
+from aos_env.view.replay import main as replay_main
 
 pytestmark = pytest.mark.one_backend  # the server and the files, not the engine: one engine is enough
 
@@ -49,9 +50,16 @@ class Server:
     def __init__(self, replays: Path, max_turns: int = MAX_TURNS) -> None:
         from agents import make_agent
 
-        self.session = web.Session(2, 0, lambda seed: {1: ("random", make_agent("random", seed=seed))},
-                                   max_turns=max_turns, replays=replays, seed=FIRST_SEED, delay=0,
-                                   max_seed=max_game_seed(2))
+        self.session = web.Session(
+            2,
+            0,
+            lambda seed: {1: ("random", make_agent("random", seed=seed))},
+            max_turns=max_turns,
+            replays=replays,
+            seed=FIRST_SEED,
+            delay=0,
+            max_seed=max_game_seed(2),
+        )
         started = threading.Event()
         holder = {}
 
@@ -60,16 +68,18 @@ class Server:
             started.set()
 
         self.out = io.StringIO()
-        self.thread = threading.Thread(target=web.serve, args=(self.session,),
-                                       kwargs=dict(port=0, out=self.out, ready=ready), daemon=True)
+        self.thread = threading.Thread(
+            target=web.serve, args=(self.session,), kwargs=dict(port=0, out=self.out, ready=ready), daemon=True
+        )
         self.thread.start()
         assert started.wait(30)
         self.server = holder["server"]
         self.port = self.server.server_address[1]
         self.host = f"127.0.0.1:{self.port}"
 
-    def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None
-                ) -> tuple[int, dict, bytes]:
+    def request(
+        self, method: str, path: str, body: bytes | None = None, headers: dict | None = None
+    ) -> tuple[int, dict, bytes]:
         """One request with http.client: (status, headers with lower-case names, body)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
@@ -162,8 +172,18 @@ def assert_json_error(status: int, headers: dict, body: bytes, code: int, words:
 # ---- only its own origin ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1:1", "localhost",
-                                  "127.0.0.1.nip.io:{port}", "0.0.0.0:{port}", ""])
+@pytest.mark.parametrize(
+    "host",
+    [
+        "evil.example",
+        "evil.example:{port}",
+        "127.0.0.1:1",
+        "localhost",
+        "127.0.0.1.nip.io:{port}",
+        "0.0.0.0:{port}",
+        "",
+    ],
+)
 def test_foreign_host_gets_403(srv: Server, host: str, capfd) -> None:
     host = host.format(port=srv.port)
     for method, path in (("GET", "/api/state"), ("GET", "/")):
@@ -186,13 +206,22 @@ def test_own_host_names_are_answered(srv: Server) -> None:
 def test_missing_or_repeated_host_gets_403_or_400(srv: Server) -> None:
     status, headers, body = srv.raw(b"GET /api/state HTTP/1.0\r\n\r\n")
     assert_json_error(status, headers, body, 403, "the request is for host None")
-    status, headers, body = srv.raw(f"GET /api/state HTTP/1.1\r\nHost: {srv.host}\r\nHost: evil.example\r\n\r\n"
-                                    .encode())
+    status, headers, body = srv.raw(
+        f"GET /api/state HTTP/1.1\r\nHost: {srv.host}\r\nHost: evil.example\r\n\r\n".encode()
+    )
     assert_json_error(status, headers, body, 400, "2 Host headers")
 
 
-@pytest.mark.parametrize("origin", ["http://evil.example", "null", "http://127.0.0.1:1", "https://127.0.0.1:{port}",
-                                    "http://localhost:{port}.evil.example"])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example",
+        "null",
+        "http://127.0.0.1:1",
+        "https://127.0.0.1:{port}",
+        "http://localhost:{port}.evil.example",
+    ],
+)
 def test_foreign_origin_gets_403_and_changes_nothing(srv: Server, origin: str) -> None:
     origin = origin.format(port=srv.port)
     view = play_until_human(srv)
@@ -212,21 +241,35 @@ def test_same_origin_and_no_origin_are_answered(srv: Server) -> None:
         assert status == 200 and view["seed"] == 6
 
 
-@pytest.mark.parametrize("ctype", [None, "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
-                                   "multipart/form-data; boundary=x", "application/jsonx", ""])
+@pytest.mark.parametrize(
+    "ctype",
+    [
+        None,
+        "text/plain",
+        "text/plain; charset=utf-8",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=x",
+        "application/jsonx",
+        "",
+    ],
+)
 def test_post_without_json_content_type_gets_403(srv: Server, ctype: str | None) -> None:
     view = play_until_human(srv)
     before = srv.snapshot()
-    for path, data in (("/api/new", {"seed": 3}), ("/api/act", {"action": view["legal"][0]["action"]}),
-                       ("/api/bot", {})):
+    for path, data in (
+        ("/api/new", {"seed": 3}),
+        ("/api/act", {"action": view["legal"][0]["action"]}),
+        ("/api/bot", {}),
+    ):
         status, headers, body = srv.request("POST", path, json.dumps(data).encode(), {"Content-Type": ctype})
         assert_json_error(status, headers, body, 403, "Content-Type: application/json")
     assert srv.snapshot() == before
 
 
 def test_json_content_type_with_charset_is_taken(srv: Server) -> None:
-    status, _, body = srv.request("POST", "/api/new", b'{"seed": 7}',
-                                  {"Content-Type": "Application/JSON; charset=utf-8"})
+    status, _, body = srv.request(
+        "POST", "/api/new", b'{"seed": 7}', {"Content-Type": "Application/JSON; charset=utf-8"}
+    )
     assert status == 200 and json.loads(body)["seed"] == 7
 
 
@@ -257,8 +300,10 @@ class _Inline(html.parser.HTMLParser):
 def csp_hashes(page: str) -> dict[str, list[str]]:
     parser = _Inline()
     parser.feed(page)
-    return {tag: ["'sha256-" + base64.b64encode(hashlib.sha256(t.encode()).digest()).decode() + "'" for t in texts]
-            for tag, texts in parser.found.items()}
+    return {
+        tag: ["'sha256-" + base64.b64encode(hashlib.sha256(t.encode()).digest()).decode() + "'" for t in texts]
+        for tag, texts in parser.found.items()
+    }
 
 
 def directives(csp: str) -> dict[str, list[str]]:
@@ -266,10 +311,15 @@ def directives(csp: str) -> dict[str, list[str]]:
 
 
 def test_security_headers_on_every_answer(srv: Server) -> None:
-    answers = [srv.request("GET", "/"), srv.request("GET", "/api/state"), srv.request("GET", "/nowhere"),
-               srv.request("PUT", "/api/state"), srv.request("GET", "/", headers={"Host": "evil.example"}),
-               srv.request("POST", "/api/new", b"{", {"Content-Type": "application/json"}),
-               srv.raw(b"NONSENSE\r\n\r\n")]
+    answers = [
+        srv.request("GET", "/"),
+        srv.request("GET", "/api/state"),
+        srv.request("GET", "/nowhere"),
+        srv.request("PUT", "/api/state"),
+        srv.request("GET", "/", headers={"Host": "evil.example"}),
+        srv.request("POST", "/api/new", b"{", {"Content-Type": "application/json"}),
+        srv.raw(b"NONSENSE\r\n\r\n"),
+    ]
     for status, headers, _ in answers:
         assert headers["x-frame-options"] == "DENY", status
         assert headers["x-content-type-options"] == "nosniff"
@@ -306,42 +356,89 @@ def post_bytes(host: str, path: str, body: bytes, *headers: str, ctype: str = "a
 
 MALFORMED = {
     # name: (request bytes given the host, expected status, words in the error)
-    "negative Content-Length": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: -5"), 400,
-                                "Content-Length must be a number of bytes 0..4096"),
-    "Content-Length not a number": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: abc"), 400,
-                                    "Content-Length"),
-    "Content-Length in other digits": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: \u0662"), 400,
-                                       "Content-Length"),
-    "Content-Length too large": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 4097"), 413,
-                                 "at most 4096 bytes"),
-    "Content-Length of 30 digits": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: " + "9" * 30), 413,
-                                    "at most 4096 bytes"),
-    "two Content-Lengths": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 2", "Content-Length: 3"),
-                            400, "2 Content-Length headers"),
-    "a body bigger than allowed": (lambda h: post_bytes(h, "/api/new", b"[" * 5000, "Content-Length: 5000"), 413,
-                                   "at most 4096"),
-    "a body shorter than announced": (lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 40"), 400,
-                                      "ended after 2 of the 40 bytes"),
-    "chunked": (lambda h: post_bytes(h, "/api/new", b"2\r\n{}\r\n0\r\n\r\n", "Transfer-Encoding: chunked"), 411,
-                "chunked"),
-    "2000 nested [": (lambda h: post_bytes(h, "/api/new", b"[" * 2000, "Content-Length: 2000"), 400,
-                      "not valid JSON"),
-    "2000 nested {": (lambda h: post_bytes(h, "/api/new", b'{"a":' * 800, f"Content-Length: {5 * 800}"), 400,
-                      "not valid JSON"),
+    "negative Content-Length": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: -5"),
+        400,
+        "Content-Length must be a number of bytes 0..4096",
+    ),
+    "Content-Length not a number": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: abc"),
+        400,
+        "Content-Length",
+    ),
+    "Content-Length in other digits": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: \u0662"),
+        400,
+        "Content-Length",
+    ),
+    "Content-Length too large": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 4097"),
+        413,
+        "at most 4096 bytes",
+    ),
+    "Content-Length of 30 digits": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: " + "9" * 30),
+        413,
+        "at most 4096 bytes",
+    ),
+    "two Content-Lengths": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 2", "Content-Length: 3"),
+        400,
+        "2 Content-Length headers",
+    ),
+    "a body bigger than allowed": (
+        lambda h: post_bytes(h, "/api/new", b"[" * 5000, "Content-Length: 5000"),
+        413,
+        "at most 4096",
+    ),
+    "a body shorter than announced": (
+        lambda h: post_bytes(h, "/api/new", b"{}", "Content-Length: 40"),
+        400,
+        "ended after 2 of the 40 bytes",
+    ),
+    "chunked": (
+        lambda h: post_bytes(h, "/api/new", b"2\r\n{}\r\n0\r\n\r\n", "Transfer-Encoding: chunked"),
+        411,
+        "chunked",
+    ),
+    "2000 nested [": (lambda h: post_bytes(h, "/api/new", b"[" * 2000, "Content-Length: 2000"), 400, "not valid JSON"),
+    "2000 nested {": (
+        lambda h: post_bytes(h, "/api/new", b'{"a":' * 800, f"Content-Length: {5 * 800}"),
+        400,
+        "not valid JSON",
+    ),
     "invalid JSON": (lambda h: post_bytes(h, "/api/new", b"{not json", "Content-Length: 9"), 400, "not valid JSON"),
-    "not UTF-8": (lambda h: post_bytes(h, "/api/new", b'{"seed": "\xff"}', "Content-Length: 13"), 400,
-                  "not valid JSON"),
-    "a number of 4096 digits": (lambda h: post_bytes(h, "/api/new", b"1" * 4096, "Content-Length: 4096"), 400,
-                                "must be a JSON object"),
-    "not an object": (lambda h: post_bytes(h, "/api/new", b"[1, 2]", "Content-Length: 6"), 400,
-                      "must be a JSON object"),
-    "unknown field": (lambda h: post_bytes(h, "/api/new", b'{"sed": 5}', "Content-Length: 10"), 400,
-                      "unknown field 'sed'"),
+    "not UTF-8": (
+        lambda h: post_bytes(h, "/api/new", b'{"seed": "\xff"}', "Content-Length: 13"),
+        400,
+        "not valid JSON",
+    ),
+    "a number of 4096 digits": (
+        lambda h: post_bytes(h, "/api/new", b"1" * 4096, "Content-Length: 4096"),
+        400,
+        "must be a JSON object",
+    ),
+    "not an object": (
+        lambda h: post_bytes(h, "/api/new", b"[1, 2]", "Content-Length: 6"),
+        400,
+        "must be a JSON object",
+    ),
+    "unknown field": (
+        lambda h: post_bytes(h, "/api/new", b'{"sed": 5}', "Content-Length: 10"),
+        400,
+        "unknown field 'sed'",
+    ),
     "bad request line": (lambda h: b"NONSENSE\r\n\r\n", 400, "Bad request"),
-    "absolute URL to elsewhere": (lambda h: f"GET http://evil.example/api/state HTTP/1.1\r\nHost: {h}\r\n\r\n"
-                                  .encode(), 404, "no such page"),
-    "a header line of 70000 bytes": (lambda h: f"GET /api/state HTTP/1.1\r\nHost: {h}\r\nX: {'a' * 70000}\r\n\r\n"
-                                     .encode(), 431, ""),
+    "absolute URL to elsewhere": (
+        lambda h: f"GET http://evil.example/api/state HTTP/1.1\r\nHost: {h}\r\n\r\n".encode(),
+        404,
+        "no such page",
+    ),
+    "a header line of 70000 bytes": (
+        lambda h: f"GET /api/state HTTP/1.1\r\nHost: {h}\r\nX: {'a' * 70000}\r\n\r\n".encode(),
+        431,
+        "",
+    ),
 }
 
 
@@ -357,25 +454,28 @@ def test_malformed_request_gets_a_json_4xx_and_changes_nothing(srv: Server, name
     assert "Traceback" not in capfd.readouterr().err
 
 
-@pytest.mark.parametrize("path, data, words", [
-    ("/api/new", {"seed": -1}, "seed must be an int 0.."),
-    ("/api/new", {"seed": MAX_SEED}, f"seed must be an int 0..{max_game_seed(2)}"),
-    ("/api/new", {"seed": MAX_SEED + 1}, "seed must be"),
-    ("/api/new", {"seed": 10**30}, "seed must be"),
-    ("/api/new", {"seed": 1.5}, "seed must be"),
-    ("/api/new", {"seed": "5"}, "seed must be"),
-    ("/api/new", {"seed": True}, "seed must be"),
-    ("/api/new", {"seed": [1]}, "seed must be"),
-    ("/api/act", {"action": "1"}, "must be an action id"),
-    ("/api/act", {"action": True}, "must be an action id"),
-    ("/api/act", {"action": 1.0}, "must be an action id"),
-    ("/api/act", {"action": None}, "must be an action id"),
-    ("/api/act", {"action": 10**30}, "is not legal now"),
-    ("/api/act", {"action": -1}, "is not legal now"),
-    ("/api/act", {}, 'the body must be {"action": <action id>}'),
-    ("/api/act", {"action": 1, "also": 2}, "unknown field 'also'"),
-    ("/api/bot", {"x": 1}, "unknown field 'x'"),
-])
+@pytest.mark.parametrize(
+    "path, data, words",
+    [
+        ("/api/new", {"seed": -1}, "seed must be an int 0.."),
+        ("/api/new", {"seed": MAX_SEED}, f"seed must be an int 0..{max_game_seed(2)}"),
+        ("/api/new", {"seed": MAX_SEED + 1}, "seed must be"),
+        ("/api/new", {"seed": 10**30}, "seed must be"),
+        ("/api/new", {"seed": 1.5}, "seed must be"),
+        ("/api/new", {"seed": "5"}, "seed must be"),
+        ("/api/new", {"seed": True}, "seed must be"),
+        ("/api/new", {"seed": [1]}, "seed must be"),
+        ("/api/act", {"action": "1"}, "must be an action id"),
+        ("/api/act", {"action": True}, "must be an action id"),
+        ("/api/act", {"action": 1.0}, "must be an action id"),
+        ("/api/act", {"action": None}, "must be an action id"),
+        ("/api/act", {"action": 10**30}, "is not legal now"),
+        ("/api/act", {"action": -1}, "is not legal now"),
+        ("/api/act", {}, 'the body must be {"action": <action id>}'),
+        ("/api/act", {"action": 1, "also": 2}, "unknown field 'also'"),
+        ("/api/bot", {"x": 1}, "unknown field 'x'"),
+    ],
+)
 def test_wrong_types_and_ranges_get_400_and_change_nothing(srv: Server, path: str, data: dict, words: str) -> None:
     play_until_human(srv)
     status, _ = srv.post("/api/act", {"action": srv.get()[1]["legal"][0]["action"]})  # a move: a replay to keep
@@ -531,8 +631,11 @@ def test_play_refuses_a_replays_folder_it_cannot_write(tmp_path: Path, folder: s
 
 def test_a_good_replays_folder_is_made_and_left_clean(tmp_path: Path) -> None:
     folder = tmp_path / "new" / "replays"
-    code = play_main(["--opponents", "random", "--seed", "5", "--max-turns", "4", "--replays", str(folder)],
-                     inp=io.StringIO("q\n"), out=io.StringIO())
+    code = play_main(
+        ["--opponents", "random", "--seed", "5", "--max-turns", "4", "--replays", str(folder)],
+        inp=io.StringIO("q\n"),
+        out=io.StringIO(),
+    )
     assert code == 1 and folder.is_dir()
     assert not [p for p in folder.iterdir() if p.name.startswith(".")], "the write probe is removed"
 
@@ -542,9 +645,26 @@ def test_a_good_replays_folder_is_made_and_left_clean(tmp_path: Path) -> None:
 
 def test_server_process_prints_no_traceback(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "aos_env.apps.play", "--web", "--port", "0", "--opponents", "random", "--max-turns", "6",
-         "--replays", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        [
+            sys.executable,
+            "-m",
+            "aos_env.apps.play",
+            "--web",
+            "--port",
+            "0",
+            "--opponents",
+            "random",
+            "--max-turns",
+            "6",
+            "--replays",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     try:
         line = proc.stdout.readline()
         match = re.search(r"open http://127\.0\.0\.1:(\d+)/", line)
@@ -571,8 +691,9 @@ def test_a_slow_body_times_out_with_408(tmp_path: Path, monkeypatch) -> None:
     server = Server(tmp_path / "replays")
     try:
         before = server.snapshot()
-        status, headers, body = server.raw(post_bytes(server.host, "/api/new", b"{", "Content-Length: 10"),
-                                           close_write=False)
+        status, headers, body = server.raw(
+            post_bytes(server.host, "/api/new", b"{", "Content-Length: 10"), close_write=False
+        )
         assert_json_error(status, headers, body, 408, "did not arrive")
         assert server.snapshot() == before
     finally:
@@ -584,8 +705,15 @@ def test_a_slow_body_times_out_with_408(tmp_path: Path, monkeypatch) -> None:
 
 def run_replay(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "aos_env.view.replay", *args], input=stdin, capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "aos_env.view.replay", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -617,8 +745,10 @@ BAD_REPLAYS = {
     "cards.file 5": (lambda d: d["cards"].update(file=5), "cards.file must be null or the name of a card file"),
     "cards.file a list": (lambda d: d["cards"].update(file=["cards.toml"]), "cards.file must be null"),
     "cards.file a folder": (lambda d: d["cards"].update(file="/tmp", hash=OTHER_HASH), "card set mismatch"),
-    "cards.file an unrelated file": (lambda d: d["cards"].update(file="/etc/passwd", hash=OTHER_HASH),
-                                     "card set mismatch"),
+    "cards.file an unrelated file": (
+        lambda d: d["cards"].update(file="/etc/passwd", hash=OTHER_HASH),
+        "card set mismatch",
+    ),
     "cards.hash not hex": (lambda d: d["cards"].update(hash="sha256:xyz"), "cards.hash must be"),
     "seed -1": (lambda d: d.update(seed=-1), "field 'seed' must be an int 0..2**63-1, got -1"),
     "seed 10**30": (lambda d: d.update(seed=10**30), "field 'seed' must be an int 0..2**63-1"),
@@ -643,8 +773,16 @@ BAD_REPLAYS = {
 
 
 #: The cases the issue names, also run as the command itself (the rest in this process: same code, faster).
-IN_A_SUBPROCESS = ("cards.file 5", "cards.file a list", "cards.file a folder", "cards.file an unrelated file",
-                   "seed -1", "seed 10**30", "max_turns 10**30", "meta abc")
+IN_A_SUBPROCESS = (
+    "cards.file 5",
+    "cards.file a list",
+    "cards.file a folder",
+    "cards.file an unrelated file",
+    "seed -1",
+    "seed 10**30",
+    "max_turns 10**30",
+    "meta abc",
+)
 
 
 @pytest.mark.parametrize("name", sorted(BAD_REPLAYS))
@@ -814,8 +952,11 @@ def test_html_on_a_full_disk_leaves_the_old_page(tmp_path: Path, replay_data: di
 def test_terminal_play_on_a_full_disk_says_so(tmp_path: Path, monkeypatch) -> None:
     full_disk(monkeypatch)
     out = io.StringIO()
-    code = play_main(["--opponents", "random", "--seed", "5", "--max-turns", "4", "--replays", str(tmp_path)],
-                     inp=io.StringIO("1\n" * 200), out=out)
+    code = play_main(
+        ["--opponents", "random", "--seed", "5", "--max-turns", "4", "--replays", str(tmp_path)],
+        inp=io.StringIO("1\n" * 200),
+        out=out,
+    )
     monkeypatch.undo()
     assert code == 1 and "The replay could not be saved to" in out.getvalue() and "No space left" in out.getvalue()
     assert list(tmp_path.iterdir()) == []
@@ -824,6 +965,7 @@ def test_terminal_play_on_a_full_disk_says_so(tmp_path: Path, monkeypatch) -> No
 def test_a_failing_bot_is_a_json_500_and_changes_nothing(tmp_path: Path, capfd) -> None:
     server = Server(tmp_path / "replays")
     try:
+
         def broken(agent, env):
             raise ValueError("the bot's weights are NaN")
 

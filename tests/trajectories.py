@@ -17,9 +17,28 @@ import numpy as np
 
 from aos_env import core
 
-PUBLIC = ("current_player", "active_player", "legal_action_mask", "rewards", "terminated", "truncated", "hand",
-          "spirits", "mana", "head", "stones", "vp", "faith", "deck", "discard", "offer", "phase",
-          "command_number", "declarer", "turn")
+PUBLIC = (
+    "current_player",
+    "active_player",
+    "legal_action_mask",
+    "rewards",
+    "terminated",
+    "truncated",
+    "hand",
+    "spirits",
+    "mana",
+    "head",
+    "stones",
+    "vp",
+    "faith",
+    "deck",
+    "discard",
+    "offer",
+    "phase",
+    "command_number",
+    "declarer",
+    "turn",
+)
 #: (players, games, steps): batches of games played together, and one game alone.
 CASES = [(2, 160, 800), (3, 160, 800), (4, 160, 800), (2, 1, 300), (3, 1, 300), (4, 1, 300)]
 FILE = Path(__file__).with_name("trajectories.json")
@@ -65,4 +84,10 @@ if __name__ == "__main__":
         for k, v in fps.items():
             old = stored.get(k, ":").split(":")
             new = v.split(":")
-            print(k, "state", "same" if old[0] == new[0] else "DIFFERENT", "obs", "same" if old[1] == new[1] else "DIFFERENT")
+            print(
+                k,
+                "state",
+                "same" if old[0] == new[0] else "DIFFERENT",
+                "obs",
+                "same" if old[1] == new[1] else "DIFFERENT",
+            )

@@ -40,24 +40,49 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play Age of Summoners against bots, in the terminal or (--web) in the browser.",
     )
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="number of players, 2..4 (default: 2)")
-    p.add_argument("--opponents", default="greedy",
-                   help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
-                   f"{SPEC_HELP} (default: greedy)")
+    p.add_argument(
+        "--opponents",
+        default="greedy",
+        help="comma-separated bot specs for the other seats, cycled if fewer than needed: "
+        f"{SPEC_HELP} (default: greedy)",
+    )
     p.add_argument("--seat", type=int_arg(0), default=0, help="your seat, 0..players-1 (default: 0)")
-    p.add_argument("--seed", type=seed_arg, default=None,
-                   help="game seed, 0..2**63-1 (default: random; with --web, the seed of the first game)")
-    p.add_argument("--max-turns", type=int_arg(1), default=core.DEFAULT_MAX_TURNS,
-                   help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})")
-    p.add_argument("--replays", type=Path, default=DEFAULT_REPLAYS, metavar="DIR",
-                   help=f"folder where each game is saved as a replay file (default: {DEFAULT_REPLAYS}/)")
+    p.add_argument(
+        "--seed",
+        type=seed_arg,
+        default=None,
+        help="game seed, 0..2**63-1 (default: random; with --web, the seed of the first game)",
+    )
+    p.add_argument(
+        "--max-turns",
+        type=int_arg(1),
+        default=core.DEFAULT_MAX_TURNS,
+        help=f"turn limit over all players (default: {core.DEFAULT_MAX_TURNS})",
+    )
+    p.add_argument(
+        "--replays",
+        type=Path,
+        default=DEFAULT_REPLAYS,
+        metavar="DIR",
+        help=f"folder where each game is saved as a replay file (default: {DEFAULT_REPLAYS}/)",
+    )
     p.add_argument("--no-replays", action="store_true", help="do not save replays")
     web = p.add_argument_group("browser play")
-    web.add_argument("--web", action="store_true",
-                     help="serve the game as a page on localhost instead of playing in the terminal")
-    web.add_argument("--port", type=int_arg(0, 65535), default=8000,
-                     help="port of the page, 0..65535 (default: 8000; 0: any free port)")
-    web.add_argument("--delay", type=float_arg(0.0), default=0.6,
-                     help="seconds the page pauses before each bot move, so you can follow them (default: 0.6)")
+    web.add_argument(
+        "--web", action="store_true", help="serve the game as a page on localhost instead of playing in the terminal"
+    )
+    web.add_argument(
+        "--port",
+        type=int_arg(0, 65535),
+        default=8000,
+        help="port of the page, 0..65535 (default: 8000; 0: any free port)",
+    )
+    web.add_argument(
+        "--delay",
+        type=float_arg(0.0),
+        default=0.6,
+        help="seconds the page pauses before each bot move, so you can follow them (default: 0.6)",
+    )
     web.add_argument("--open", action="store_true", help="open the page in your web browser")
     return p
 
@@ -71,16 +96,19 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> lis
         parser.error(f"argument --seat: must be an int 0..{P - 1} with --players {P}, got {args.seat}")
     specs = [s.strip() for s in args.opponents.split(",") if s.strip()]
     if not specs:
-        parser.error(f"argument --opponents: needs at least one bot spec (e.g. greedy or random,mc), "
-                     f"got {args.opponents!r}")
+        parser.error(
+            f"argument --opponents: needs at least one bot spec (e.g. greedy or random,mc), got {args.opponents!r}"
+        )
     for spec in dict.fromkeys(specs):
         try:
             make_agent(spec, seed=0)
         except (ValueError, TypeError, FileNotFoundError) as e:
             parser.error(f"argument --opponents: {e}")
     if args.seed is not None and args.seed > max_game_seed(P):
-        parser.error(f"argument --seed: must be at most {max_game_seed(P)} (the bots use seeds up to "
-                     f"seed+{BOT_SEED_STEP * P}), got {args.seed}")
+        parser.error(
+            f"argument --seed: must be at most {max_game_seed(P)} (the bots use seeds up to "
+            f"seed+{BOT_SEED_STEP * P}), got {args.seed}"
+        )
     if not args.no_replays:
         try:  # before the game: a replay that cannot be saved is found now, not at the end of the game
             check_replay_folder("--replays", args.replays)
@@ -100,8 +128,10 @@ def bots_for(specs: list[str], players: int, seat: int):
 
     def make(seed: int) -> dict:
         others = [p for p in range(players) if p != seat]
-        return {p: (specs[i % len(specs)], make_agent(specs[i % len(specs)], seed=seed + BOT_SEED_STEP * (p + 1)))
-                for i, p in enumerate(others)}
+        return {
+            p: (specs[i % len(specs)], make_agent(specs[i % len(specs)], seed=seed + BOT_SEED_STEP * (p + 1)))
+            for i, p in enumerate(others)
+        }
 
     return make
 
@@ -135,13 +165,23 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     if args.web:
         from .web import Session, make_server, serve
 
-        session = Session(P, args.seat, bots_for(specs, P, args.seat), args.max_turns, replays, seed=args.seed,
-                          delay=args.delay, max_seed=max_game_seed(P))
+        session = Session(
+            P,
+            args.seat,
+            bots_for(specs, P, args.seat),
+            args.max_turns,
+            replays,
+            seed=args.seed,
+            delay=args.delay,
+            max_seed=max_game_seed(P),
+        )
         try:
             server = make_server(session, port=args.port)
         except OSError as e:
-            parser.error(f"--port {args.port}: cannot listen there ({e.strerror or e}); "
-                         "choose another port, or 0 for any free one")
+            parser.error(
+                f"--port {args.port}: cannot listen there ({e.strerror or e}); "
+                "choose another port, or 0 for any free one"
+            )
         return serve(session, open_browser=args.open, out=out, server=server)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     bots = bots_for(specs, P, args.seat)(seed)
@@ -149,8 +189,12 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     env.reset(seed=seed)
     players = ["human" if p == args.seat else bots[p][0] for p in range(P)]
     me = agent_name(args.seat)
-    print(f"Age of Summoners, seed {seed}. You are {me}; "
-          + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items()) + ".", file=out)
+    print(
+        f"Age of Summoners, seed {seed}. You are {me}; "
+        + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items())
+        + ".",
+        file=out,
+    )
     try:
         for agent in env.agent_iter():
             if env.terminations[agent] or env.truncations[agent]:

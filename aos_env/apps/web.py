@@ -49,10 +49,11 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -88,7 +89,10 @@ BotsFactory = Callable[[int], dict]
 
 #: path -> (method, the body fields it takes). GET paths take no body.
 ROUTES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "/": ("GET", ()), "/api/state": ("GET", ()), "/api/act": ("POST", ("action",)), "/api/bot": ("POST", ()),
+    "/": ("GET", ()),
+    "/api/state": ("GET", ()),
+    "/api/act": ("POST", ("action",)),
+    "/api/bot": ("POST", ()),
     "/api/new": ("POST", ("seed",)),
 }
 _DIGITS = re.compile(r"[0-9]+")
@@ -113,9 +117,18 @@ class Session:
     session as it was.
     """
 
-    def __init__(self, num_players: int, seat: int, bots_for: BotsFactory, max_turns: int,
-                 replays: Path | None, seed: int | None = None, delay: float = 0.6,
-                 act: Callable | None = None, max_seed: int = MAX_SEED) -> None:
+    def __init__(
+        self,
+        num_players: int,
+        seat: int,
+        bots_for: BotsFactory,
+        max_turns: int,
+        replays: Path | None,
+        seed: int | None = None,
+        delay: float = 0.6,
+        act: Callable | None = None,
+        max_seed: int = MAX_SEED,
+    ) -> None:
         if act is None:
             from ..base.registry import act_on_env as act  # the bots live in the agents package
         self.max_seed = check_int("max_seed", max_seed, 0, MAX_SEED)
@@ -168,8 +181,10 @@ class Session:
         self._require_turn(human=True)
         legal = legal_actions_text(self.state, 0)
         if action not in [a for a, _ in legal]:
-            raise ApiError(HTTPStatus.BAD_REQUEST, f"action {action} is not legal now; legal: "
-                           + "; ".join(f"{a} = {text}" for a, text in legal))
+            raise ApiError(
+                HTTPStatus.BAD_REQUEST,
+                f"action {action} is not legal now; legal: " + "; ".join(f"{a} = {text}" for a, text in legal),
+            )
         self._step(self.seat, action)
 
     def bot(self) -> None:
@@ -183,8 +198,11 @@ class Session:
             raise ApiError(HTTPStatus.CONFLICT, "the game is over: start a new game (POST /api/new)")
         mine = int(self.state.current_player[0]) == self.seat
         if human and not mine:
-            raise ApiError(HTTPStatus.CONFLICT, f"it is {agent_name(int(self.state.current_player[0]))}'s move, "
-                           "not yours (POST /api/bot lets the bot play)")
+            raise ApiError(
+                HTTPStatus.CONFLICT,
+                f"it is {agent_name(int(self.state.current_player[0]))}'s move, "
+                "not yours (POST /api/bot lets the bot play)",
+            )
         if not human and mine:
             raise ApiError(HTTPStatus.CONFLICT, "it is your move (POST /api/act)")
 
@@ -216,10 +234,12 @@ class Session:
             return env.save_replay(path, players=self.players())
         except (OSError, ArgumentError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
-            raise ApiError(HTTPStatus.INTERNAL_SERVER_ERROR,
-                           f"the replay of game {self.game_no} cannot be saved to {path} ({reason}); nothing was "
-                           "changed: free some space or fix the folder and try again (or restart the server "
-                           "with --no-replays)") from None
+            raise ApiError(
+                HTTPStatus.INTERNAL_SERVER_ERROR,
+                f"the replay of game {self.game_no} cannot be saved to {path} ({reason}); nothing was "
+                "changed: free some space or fix the folder and try again (or restart the server "
+                "with --no-replays)",
+            ) from None
 
     # -- what the page shows ----------------------------------------------------------------
 
@@ -235,18 +255,28 @@ class Session:
                 text = "The turn limit was reached: nobody wins."
             else:
                 text = "You win!" if winner == self.seat else f"{agent_name(winner)} wins."
-            result = {"final_scores": {agent_name(p): s for p, s in enumerate(scores)},
-                      "winner": None if winner is None else agent_name(winner),
-                      "truncated": bool(state.truncated[0]), "text": text}
+            result = {
+                "final_scores": {agent_name(p): s for p, s in enumerate(scores)},
+                "winner": None if winner is None else agent_name(winner),
+                "truncated": bool(state.truncated[0]),
+                "text": text,
+            }
         return {
-            "game": self.game_no, "seed": self.seed, "you": agent_name(self.seat),
-            "players": [{"name": agent_name(p), "who": "you" if p == self.seat else self.bots[p][0]}
-                        for p in range(self.num_players)],
+            "game": self.game_no,
+            "seed": self.seed,
+            "you": agent_name(self.seat),
+            "players": [
+                {"name": agent_name(p), "who": "you" if p == self.seat else self.bots[p][0]}
+                for p in range(self.num_players)
+            ],
             "svg": render_svg(state, 0, self.seat),
-            "over": over, "your_turn": your_turn, "to_move": None if over else agent_name(cur),
+            "over": over,
+            "your_turn": your_turn,
+            "to_move": None if over else agent_name(cur),
             "question": None if over else QUESTIONS[Phase(int(state.phase[0]))],
             "legal": [{"action": a, "text": t} for a, t in legal_actions_text(state, 0)] if your_turn else [],
-            "moves": self.moves, "result": result,
+            "moves": self.moves,
+            "result": result,
             "replay_file": None if self.saved is None else str(self.saved),
             "bot_delay_ms": int(round(1000 * self.delay)),
         }
@@ -338,11 +368,16 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             except (ConnectionError, TimeoutError):  # the client went away: nobody to answer
                 self.close_connection = True
             except Exception as e:  # a bug: one line on the terminal and a JSON answer, not a traceback
-                print(f"aos_env.apps.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"aos_env.apps.web: internal error on {method} {self.path[:200]!r}: {type(e).__name__}: {e}",
+                    file=sys.stderr,
+                    flush=True,
+                )
                 try:
-                    self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
-                               {"error": f"internal error: {type(e).__name__}: {str(e)[:300]}"})
+                    self._json(
+                        HTTPStatus.INTERNAL_SERVER_ERROR,
+                        {"error": f"internal error: {type(e).__name__}: {str(e)[:300]}"},
+                    )
                 except OSError:
                     self.close_connection = True
 
@@ -354,13 +389,18 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             self._check_origin(port)
             path = self.path.split("?", 1)[0]
             if path not in ROUTES:
-                raise ApiError(HTTPStatus.NOT_FOUND, f"no such page: {path[:200]} (the page is /, the API is "
-                               "/api/state, /api/act, /api/bot, /api/new)")
+                raise ApiError(
+                    HTTPStatus.NOT_FOUND,
+                    f"no such page: {path[:200]} (the page is /, the API is /api/state, /api/act, /api/bot, /api/new)",
+                )
             route_method, fields = ROUTES[path]
             allowed = GET_METHODS if route_method == "GET" else (route_method,)
             if method not in allowed:
-                raise ApiError(HTTPStatus.METHOD_NOT_ALLOWED,
-                               f"{path} takes {' or '.join(allowed)}, not {method[:20]}", {"Allow": ", ".join(allowed)})
+                raise ApiError(
+                    HTTPStatus.METHOD_NOT_ALLOWED,
+                    f"{path} takes {' or '.join(allowed)}, not {method[:20]}",
+                    {"Allow": ", ".join(allowed)},
+                )
             if path == "/":
                 self._send(HTTPStatus.OK, PAGE.encode(), "text/html; charset=utf-8")
                 return
@@ -389,40 +429,50 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
         def _check_host(self, port: int) -> None:
             host = self._one_header("Host")
             if host is None or host.lower() not in allowed_hosts(port):
-                raise ApiError(HTTPStatus.FORBIDDEN,
-                               f"this server answers only http://127.0.0.1:{port}/ or http://localhost:{port}/ "
-                               f"(the request is for host {host!r:.80})")
+                raise ApiError(
+                    HTTPStatus.FORBIDDEN,
+                    f"this server answers only http://127.0.0.1:{port}/ or http://localhost:{port}/ "
+                    f"(the request is for host {host!r:.80})",
+                )
 
         def _check_origin(self, port: int) -> None:
             origin = self._one_header("Origin")
             if origin is not None and origin.lower() not in {f"http://{h}" for h in allowed_hosts(port)}:
-                raise ApiError(HTTPStatus.FORBIDDEN, "requests from another origin are refused "
-                               f"(Origin {origin!r:.80}; this page is http://127.0.0.1:{port})")
+                raise ApiError(
+                    HTTPStatus.FORBIDDEN,
+                    "requests from another origin are refused "
+                    f"(Origin {origin!r:.80}; this page is http://127.0.0.1:{port})",
+                )
 
         def _body(self, path: str, fields: tuple[str, ...]) -> dict:
             """The JSON object a POST carries, with only ``fields`` (all of them, for /api/act)."""
             ctype = self._one_header("Content-Type")
             if ctype is None or ctype.split(";", 1)[0].strip().lower() != "application/json":
-                raise ApiError(HTTPStatus.FORBIDDEN, f"{path} takes a JSON body (Content-Type: application/json), "
-                               f"got Content-Type {ctype!r:.80}")
+                raise ApiError(
+                    HTTPStatus.FORBIDDEN,
+                    f"{path} takes a JSON body (Content-Type: application/json), got Content-Type {ctype!r:.80}",
+                )
             if self.headers.get("Transfer-Encoding"):
                 raise ApiError(HTTPStatus.LENGTH_REQUIRED, "chunked bodies are not taken: send Content-Length")
             n = self._content_length()
             try:
                 raw = self.rfile.read(n) if n else b""
             except TimeoutError:
-                raise ApiError(HTTPStatus.REQUEST_TIMEOUT, f"the body did not arrive within {REQUEST_TIMEOUT:g} s "
-                               f"(Content-Length {n})", {"Connection": "close"}) from None
+                raise ApiError(
+                    HTTPStatus.REQUEST_TIMEOUT,
+                    f"the body did not arrive within {REQUEST_TIMEOUT:g} s (Content-Length {n})",
+                    {"Connection": "close"},
+                ) from None
             if len(raw) < n:
-                raise ApiError(HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of the {n} bytes "
-                               "Content-Length announced")
+                raise ApiError(
+                    HTTPStatus.BAD_REQUEST, f"the body ended after {len(raw)} of the {n} bytes Content-Length announced"
+                )
             self._unread = False
             body = parse_body(raw)
             unknown = [k for k in body if k not in fields]
             if unknown:
                 takes = ", ".join(repr(f) for f in fields) or "no fields"
-                raise ApiError(HTTPStatus.BAD_REQUEST, f"{path} takes {takes}, got unknown field "
-                               f"{unknown[0]!r:.80}")
+                raise ApiError(HTTPStatus.BAD_REQUEST, f"{path} takes {takes}, got unknown field {unknown[0]!r:.80}")
             if path == "/api/act" and "action" not in body:
                 raise ApiError(HTTPStatus.BAD_REQUEST, 'the body must be {"action": <action id>}')
             return body
@@ -432,12 +482,15 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             if text is None or text == "":
                 return 0
             if not _DIGITS.fullmatch(text):
-                raise ApiError(HTTPStatus.BAD_REQUEST, f"Content-Length must be a number of bytes 0..{MAX_BODY}, "
-                               f"got {text!r:.40}")
+                raise ApiError(
+                    HTTPStatus.BAD_REQUEST, f"Content-Length must be a number of bytes 0..{MAX_BODY}, got {text!r:.40}"
+                )
             digits = text.lstrip("0") or "0"
             if len(digits) > len(str(MAX_BODY)) or int(digits) > MAX_BODY:
-                raise ApiError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                               f"the body may have at most {MAX_BODY} bytes, Content-Length is {text[:40]}")
+                raise ApiError(
+                    HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                    f"the body may have at most {MAX_BODY} bytes, Content-Length is {text[:40]}",
+                )
             return int(digits)
 
         # -- the end of a connection ----------------------------------------------------
@@ -494,8 +547,11 @@ class PlayServer(ThreadingHTTPServer):
         error = sys.exc_info()[1]
         if isinstance(error, (ConnectionError, TimeoutError)):
             return
-        print(f"aos_env.apps.web: error answering {client_address[0]}: {type(error).__name__}: {error}",
-              file=sys.stderr, flush=True)
+        print(
+            f"aos_env.apps.web: error answering {client_address[0]}: {type(error).__name__}: {error}",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 def make_server(session: Session, port: int = 8000, host: str = "127.0.0.1") -> ThreadingHTTPServer:
@@ -503,9 +559,15 @@ def make_server(session: Session, port: int = 8000, host: str = "127.0.0.1") -> 
     return PlayServer((host, port), make_handler(session))
 
 
-def serve(session: Session, port: int = 8000, host: str = "127.0.0.1", open_browser: bool = False,
-          out: TextIO | None = None, ready: Callable[[ThreadingHTTPServer], None] | None = None,
-          server: ThreadingHTTPServer | None = None) -> int:
+def serve(
+    session: Session,
+    port: int = 8000,
+    host: str = "127.0.0.1",
+    open_browser: bool = False,
+    out: TextIO | None = None,
+    ready: Callable[[ThreadingHTTPServer], None] | None = None,
+    server: ThreadingHTTPServer | None = None,
+) -> int:
     """Serve ``session`` on http://host:port/ (or on ``server``, from make_server) until interrupted."""
     out = out or sys.stdout
     server = server or make_server(session, port, host)

@@ -50,8 +50,9 @@ import math
 import os
 import re
 import tempfile
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -131,8 +132,14 @@ def _float_allowed(low, high, finite, low_open, high_open) -> str:
 
 
 def check_float(
-    name: str, value: Any, low: float | None = None, high: float | None = None, *, finite: bool = True,
-    low_open: bool = False, high_open: bool = False,
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    finite: bool = True,
+    low_open: bool = False,
+    high_open: bool = False,
 ) -> float:
     """``value`` as a Python float in [low, high] (``low_open``/``high_open``: that bound excluded).
 
@@ -226,8 +233,12 @@ def check_seeds(name: str, value: Any, count: int) -> np.ndarray:
         if not 0 <= s <= MAX_SEED - max(count - 1, 0):  # no games: the seed must still be one
             if count <= 1:
                 raise fail(name, f"an int 0..2**63-1 or {array_text}", value)
-            raise fail(name, f"an int 0..2**63-{count} (the {count} games play seeds {name}..{name}+{count - 1}, "
-                       f"each at most 2**63-1) or {array_text}", value)
+            raise fail(
+                name,
+                f"an int 0..2**63-{count} (the {count} games play seeds {name}..{name}+{count - 1}, "
+                f"each at most 2**63-1) or {array_text}",
+                value,
+            )
         return s + np.arange(count, dtype=np.int64)
     allowed = f"an int 0..2**63-1 or {array_text}"
     if value is None or isinstance(value, (bool, np.bool_, str, bytes, float, np.floating, dict)):
@@ -363,8 +374,12 @@ def format_bytes(n: float) -> str:
 
 
 def check_batch_memory(
-    name: str, num_games: int, bytes_per_game: int, fraction: float = MEMORY_FRACTION,
-    memory: int | None = None, unit: str = "game",
+    name: str,
+    num_games: int,
+    bytes_per_game: int,
+    fraction: float = MEMORY_FRACTION,
+    memory: int | None = None,
+    unit: str = "game",
 ) -> None:
     """Refuse a batch whose ``num_games * bytes_per_game`` exceeds ``fraction`` of the memory.
 
@@ -456,8 +471,14 @@ def parse_int_text(name: str, text: str, low: int | None = None, high: int | Non
 
 
 def parse_float_text(
-    name: str, text: str, low: float | None = None, high: float | None = None, *, finite: bool = True,
-    low_open: bool = False, high_open: bool = False,
+    name: str,
+    text: str,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    finite: bool = True,
+    low_open: bool = False,
+    high_open: bool = False,
 ) -> float:
     """A number written in ASCII (``0.5``, ``1e-3``), checked like :func:`check_float`."""
     try:

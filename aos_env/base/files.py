@@ -7,10 +7,9 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
-
 
 #: The modes open() and mkdir() give a new file and folder, before the umask.
 _DEFAULT_MODE = 0o666
@@ -34,8 +33,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + "".join(path.suffixes[-1:]),
-                                dir=path.parent)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp" + "".join(path.suffixes[-1:]), dir=path.parent)
     os.close(fd)
     tmp = Path(name)
     try:  # mkstemp makes the file private (0600): give it the mode a plain open() would, or the replaced file's

@@ -71,4 +71,5 @@ def act_on_env(agent: Opponent, env: Any) -> int:
     """The action ``agent`` takes for the player to move in an AEC env."""
     return load("act_on_env")(agent, env)
 
+
 __all__ = ["Opponent", "ENTRY_POINTS", "register", "load", "make_agent", "spec_help", "act_on_env"]

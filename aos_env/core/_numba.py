@@ -31,8 +31,8 @@ import hashlib
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from numba import config
 from numba.core import caching
@@ -137,7 +137,6 @@ PREBUILT_ENV = "AOS_PREBUILT"
 INDEX_SUFFIX = ".nbi"
 
 
-
 def prebuilt_root() -> Path | None:
     """The folder of prebuilt caches in use (see above), or None."""
     chosen = os.environ.get(PREBUILT_ENV, "")
@@ -233,8 +232,11 @@ def _helper_dispatcher_class():
             if twin is None:
                 from numba import njit
 
-                options = {k: v for k, v in self.targetoptions.items()
-                           if k not in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper")}
+                options = {
+                    k: v
+                    for k, v in self.targetoptions.items()
+                    if k not in ("nopython", "no_cpython_wrapper", "no_cfunc_wrapper")
+                }
                 twin = self._python_twin = njit(**options)(self.py_func)
             return twin(*args, **kws)
 
@@ -316,11 +318,17 @@ class CompileNotice:
             if os.environ.get(QUIET_ENV, "") not in ("", "0"):
                 return
             folder, caches = self._folder
-            where = (f"cached in {folder}, so once per version" if caches
-                     else f"not cached: {folder} cannot be written, so again in every process")
+            where = (
+                f"cached in {folder}, so once per version"
+                if caches
+                else f"not cached: {folder} cannot be written, so again in every process"
+            )
             stream = self.stream or sys.stderr
-            print(f"aos_env: compiled its numba kernels in {self.total:.1f} s ({where}; "
-                  f"{QUIET_ENV}=1 hides this line)", file=stream, flush=True)
+            print(
+                f"aos_env: compiled its numba kernels in {self.total:.1f} s ({where}; {QUIET_ENV}=1 hides this line)",
+                file=stream,
+                flush=True,
+            )
 
 
 _NOTICE: CompileNotice | None = None

@@ -14,15 +14,20 @@ from typing import NamedTuple
 import numpy as np
 
 from ..base import checks
-from .cards import TOTAL_CARDS, CardSet, load_cards
+from . import np_engine
 from . import scores as _scores
+from .cards import TOTAL_CARDS, CardSet, load_cards
 from .constants import (
-    ACTION_NAMES, DEFAULT_MAX_TURNS, FAITH_CAP, MAX_PLAYERS, MIN_PLAYERS, NUM_ACTIONS,
+    ACTION_NAMES,
+    DEFAULT_MAX_TURNS,
+    FAITH_CAP,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_ACTIONS,
 )
 from .obs_layout import OBS_DIM, STATE_DIM
 from .phases import Phase
 from .state import BACKENDS, State, empty_state, recompute_stats
-from . import np_engine
 
 #: The environment variable that picks the default engine.
 BACKEND_ENV = "AOS_BACKEND"
@@ -114,8 +119,9 @@ def init(
     backend = resolve_backend(backend)
     if cards is not None:
         if card_file is not None:
-            raise checks.ArgumentError(f"give card_file or cards, not both, got card_file={card_file!r:.60} and "
-                                       "a card set")
+            raise checks.ArgumentError(
+                f"give card_file or cards, not both, got card_file={card_file!r:.60} and a card set"
+            )
         if not isinstance(cards, CardSet):
             raise checks.fail("cards", "a CardSet (from aos_env.cards.load_cards) or None", cards)
     checks.check_batch_memory("num_envs", B, PEAK_BYTES_PER_GAME)  # before anything of B games is allocated
@@ -168,7 +174,8 @@ def _actions_array(actions, n: int) -> np.ndarray:
     a = checks.as_array("actions", actions, f"an integer array of shape ({n},): one action id per game stepped")
     if a.shape != (n,):
         raise checks.ArgumentError(
-            f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}")
+            f"actions must have shape ({n},): one action id per game stepped; got shape {a.shape}"
+        )
     if a.dtype.kind not in "iu":
         if a.dtype.kind in "fO" and isinstance(actions, (list, tuple)) and all(map(checks.is_int, actions)):
             # Python ints, one beyond int64 (numpy made the list floats or objects): keep them exact,
@@ -265,8 +272,14 @@ def step_game(state: State, game: int, action: int) -> StepReport:
     ``legal=False`` (``describe_illegal`` says why); a finished game ignores the action, as in ``step``,
     and reports ``over``. Same games as
     ``step(state, [action], games=[game])``, with less bookkeeping per call."""
-    if (type(state) is State and type(game) is int and type(action) is int and 0 <= game < state._batch
-            and 0 <= action < NUM_ACTIONS and state.backend == "numba"):  # the AEC env's every call: one test
+    if (
+        type(state) is State
+        and type(game) is int
+        and type(action) is int
+        and 0 <= game < state._batch
+        and 0 <= action < NUM_ACTIONS
+        and state.backend == "numba"
+    ):  # the AEC env's every call: one test
         return _new_report(StepReport, (_NB or _nb()).step_game(state, game, action))
     if type(state) is not State:
         _check_state(state)
@@ -289,20 +302,34 @@ def step_game(state: State, game: int, action: int) -> StepReport:
     return _report(state, game, True)
 
 
-_new_report = tuple.__new__  # a StepReport from a tuple without namedtuple's Python-level __new__ (the AEC env's hot path)
+_new_report = (
+    tuple.__new__
+)  # a StepReport from a tuple without namedtuple's Python-level __new__ (the AEC env's hot path)
 
 
 def _report(state: State, game: int, legal: bool) -> StepReport:
-    return StepReport(legal, int(state.current_player[game]), int(state.phase[game]), int(state.command_number[game]),
-                      int(state.turn[game]), int(state.active_player[game]),
-                      bool(state.terminated[game] or state.truncated[game]))
+    return StepReport(
+        legal,
+        int(state.current_player[game]),
+        int(state.phase[game]),
+        int(state.command_number[game]),
+        int(state.turn[game]),
+        int(state.active_player[game]),
+        bool(state.terminated[game] or state.truncated[game]),
+    )
 
 
 def observe_game(state: State, game: int, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``player``'s observation of game ``game`` (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,)
     int8: the legal actions if ``acting`` (the player must choose now), else zeros."""
-    if (type(state) is State and type(game) is int and type(player) is int and 0 <= game < state._batch
-            and 0 <= player < state.num_players and state.backend == "numba"):  # the AEC env's every call
+    if (
+        type(state) is State
+        and type(game) is int
+        and type(player) is int
+        and 0 <= game < state._batch
+        and 0 <= player < state.num_players
+        and state.backend == "numba"
+    ):  # the AEC env's every call
         return (_NB or _nb()).observe_game(state, game, player, acting is True or bool(acting))
     if type(state) is not State:
         _check_state(state)
@@ -379,8 +406,13 @@ def observe(state: State, player, games=None) -> np.ndarray:
     """
     if type(state) is not State:
         _check_state(state)
-    if (games is None and state._batch == 1 and type(player) is int and state.backend == "numba"
-            and 0 <= player < state.num_players):
+    if (
+        games is None
+        and state._batch == 1
+        and type(player) is int
+        and state.backend == "numba"
+        and 0 <= player < state.num_players
+    ):
         return _nb().observe_one(state, player)  # the one-game case, without the batch bookkeeping
     g = None if games is None else _check_games(state, games)
     n = state.batch_size if g is None else g.size
@@ -494,17 +526,25 @@ def _check_position(state: State, g: np.ndarray) -> None:
         if (z < 0).any():
             i, *at = _first(z < 0)
             where = f"players[{at[0]}].{name}" if len(at) == 2 else name
-            raise ValueError(f"refresh: game {g[i]}: {where} has {z[(i, *at)]} cards of {cards.label(at[-1])}; "
-                             "a zone cannot hold fewer than 0")
+            raise ValueError(
+                f"refresh: game {g[i]}: {where} has {z[(i, *at)]} cards of {cards.label(at[-1])}; "
+                "a zone cannot hold fewer than 0"
+            )
     offered = state.offer[g].sum(1, dtype=np.int64)
     if offered.any():
         i = _first(offered != 0)[0]
         n = int(offered[i])
-        raise ValueError(f"refresh: game {g[i]}: the offer holds {n} card{'s' if n != 1 else ''}; it must be "
-                         "empty at a turn's start")
-    per_kind = (state.hand[g].sum(1, dtype=np.int64) + state.spirits[g].sum(1, dtype=np.int64)
-                + state.mana[g].sum(1, dtype=np.int64) + state.stones[g].sum(1, dtype=np.int64)
-                + state.deck[g] + state.discard[g])
+        raise ValueError(
+            f"refresh: game {g[i]}: the offer holds {n} card{'s' if n != 1 else ''}; it must be empty at a turn's start"
+        )
+    per_kind = (
+        state.hand[g].sum(1, dtype=np.int64)
+        + state.spirits[g].sum(1, dtype=np.int64)
+        + state.mana[g].sum(1, dtype=np.int64)
+        + state.stones[g].sum(1, dtype=np.int64)
+        + state.deck[g]
+        + state.discard[g]
+    )
     wrong = per_kind != cards.copies[None]
     if wrong.any():
         i, k = _first(wrong)
@@ -512,9 +552,11 @@ def _check_position(state: State, g: np.ndarray) -> None:
             f"refresh: game {g[i]} has {per_kind[i, k]} cards of {cards.label(k)} over all zones; "
             f"it must be {cards.copies[k]} ({TOTAL_CARDS} cards in all, R1.1)"
         )
-    for name, low, high, why in (("faith", 0, FAITH_CAP, " (R1.4)"),
-                                 ("vp", 0, MAX_VP, " (VP chips; the bound keeps final scores within int32)"),
-                                 ("head", -1, K - 1, "")):
+    for name, low, high, why in (
+        ("faith", 0, FAITH_CAP, " (R1.4)"),
+        ("vp", 0, MAX_VP, " (VP chips; the bound keeps final scores within int32)"),
+        ("head", -1, K - 1, ""),
+    ):
         v = getattr(state, name)[g]
         bad = (v < low) | (v > high)
         if bad.any():
@@ -527,16 +569,21 @@ def _check_position(state: State, g: np.ndarray) -> None:
     if missing.any():
         j = _first(missing)[0]
         i, p = int(rows[j]), int(players[j])
-        raise ValueError(f"refresh: game {g[i]}: players[{p}].head is {cards.label(int(head[i, p]))}, which is not "
-                         "among the player's mana (a head is one of its owner's mana cards, counted in mana)")
+        raise ValueError(
+            f"refresh: game {g[i]}: players[{p}].head is {cards.label(int(head[i, p]))}, which is not "
+            "among the player's mana (a head is one of its owner's mana cards, counted in mana)"
+        )
     for name, low, none in (("active_player", 0, ""), ("current_player", 0, ""), ("declarer", -1, "-1 (none) or ")):
         v = getattr(state, name)[g]
         bad = (v < low) | (v >= P)
         if bad.any():
             i = _first(bad)[0]
             raise ValueError(f"refresh: game {g[i]}: {name} is {v[i]}; it must be {none}0..{P - 1}")
-    turn, declarer, active = (state.turn[g].astype(np.int64), state.declarer[g].astype(np.int64),
-                              state.active_player[g].astype(np.int64))
+    turn, declarer, active = (
+        state.turn[g].astype(np.int64),
+        state.declarer[g].astype(np.int64),
+        state.active_player[g].astype(np.int64),
+    )
     declared = declarer >= 0
     high = turn_limit(declared, state.max_turns, P)
     bad = (turn < 0) | (turn > high)

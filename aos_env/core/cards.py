@@ -44,8 +44,14 @@ ICONS = ("axe", "staff", "sword", "shield", "armour")
 GAME_ACTIONS = ("conquest", "research", "alchemy", "prayer", "festival", "inquisition", "pilgrimage")
 ACTIONS = GAME_ACTIONS  # the older name
 TIMINGS = (
-    "passive", "on_summon", "start_of_turn", "command", "summon",
-    "assist", "end_of_turn", "game_end",
+    "passive",
+    "on_summon",
+    "start_of_turn",
+    "command",
+    "summon",
+    "assist",
+    "end_of_turn",
+    "game_end",
 ) + tuple(f"action:{a}" for a in ACTIONS)
 
 #: Plain per-copy bonuses (the columns of the bonus tables).
@@ -93,8 +99,17 @@ _MOST_CARD_SCORE = _MOST_TOTAL + (len(ICONS) + 1) * _MOST_TOTAL**2 + _MOST_TOTAL
 assert _MOST_TOTAL <= _INT16_MAX and _MOST_CARD_SCORE <= _INT32_MAX // 2, "the bounds must fit the engine's dtypes"
 
 _REQUIRED = {
-    "id": str, "name": str, "colour": str, "copies": int, "cost": str, "icons": dict,
-    "points": int, "timing": str, "optional": bool, "text": str, "effect": dict,
+    "id": str,
+    "name": str,
+    "colour": str,
+    "copies": int,
+    "cost": str,
+    "icons": dict,
+    "points": int,
+    "timing": str,
+    "optional": bool,
+    "text": str,
+    "effect": dict,
 }
 _OPTIONAL = {"name_ja": str, "named": bool}
 
@@ -173,7 +188,7 @@ class CardSet:
 def bonus_row(action_bonus: np.ndarray, summon_bonus: np.ndarray, timing: str, k: int) -> np.ndarray:
     """The plain-bonus row (BONUS_FIELDS order) of kind k for its timing: "on_summon" or
     "action:<name>" (a view: writing to it fills the table)."""
-    return summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[len("action:"):]), k]
+    return summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[len("action:") :]), k]
 
 
 def cost_symbols(need, n_any) -> str:
@@ -281,9 +296,7 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
         raise CardDataError(f"{source}: {e}") from None
     total = sum(c["copies"] for c in cards)
     if total != TOTAL_CARDS:
-        raise CardDataError(
-            f"{source}: field 'copies' adds up to {total} cards; the rules (R1.1) need {TOTAL_CARDS}"
-        )
+        raise CardDataError(f"{source}: field 'copies' adds up to {total} cards; the rules (R1.1) need {TOTAL_CARDS}")
 
     K = NUM_KINDS
     colour = np.array([COLOURS.index(c["colour"]) for c in cards], dtype=np.int64)
@@ -313,14 +326,29 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
                 row[BONUS_FIELDS.index(key)] = value
 
     tables = dict(
-        colour=colour, number=colour + 1, copies=np.array([c["copies"] for c in cards]),
-        cost=cost, cost_any=cost_any, icons=icons, colour_onehot=np.eye(5, dtype=np.int64)[colour], points=np.array([c["points"] for c in cards]),
-        action_bonus=action_bonus, summon_bonus=summon_bonus, score=score,
-        optional=np.array([c["optional"] for c in cards]), named=np.array([c.get("named", False) for c in cards]),
+        colour=colour,
+        number=colour + 1,
+        copies=np.array([c["copies"] for c in cards]),
+        cost=cost,
+        cost_any=cost_any,
+        icons=icons,
+        colour_onehot=np.eye(5, dtype=np.int64)[colour],
+        points=np.array([c["points"] for c in cards]),
+        action_bonus=action_bonus,
+        summon_bonus=summon_bonus,
+        score=score,
+        optional=np.array([c["optional"] for c in cards]),
+        named=np.array([c.get("named", False) for c in cards]),
     )
     tables["stat_table"] = np.concatenate(
-        [icons, np.stack([special[name] for name in SPECIALS], axis=1),
-         action_bonus.transpose(1, 0, 2).reshape(K, -1), tables["points"][:, None], score], axis=1,
+        [
+            icons,
+            np.stack([special[name] for name in SPECIALS], axis=1),
+            action_bonus.transpose(1, 0, 2).reshape(K, -1),
+            tables["points"][:, None],
+            score,
+        ],
+        axis=1,
     )
     tables["colour_onehot_f32"] = tables["colour_onehot"].astype(np.float32)
     tables["cost_cf32"] = np.ascontiguousarray(cost.T, dtype=np.float32)
@@ -330,9 +358,14 @@ def parse_cards(data: dict, source: str = "<data>") -> CardSet:
     for arr in list(tables.values()) + list(special.values()):
         arr.setflags(write=False)  # shared by every State: nobody may edit them
     return CardSet(
-        ids=tuple(c["id"] for c in cards), names=tuple(c["name"] for c in cards),
-        names_ja=tuple(c.get("name_ja", "") for c in cards), texts=tuple(c["text"] for c in cards),
-        timings=tuple(c["timing"] for c in cards), special=special, source=source, **tables,
+        ids=tuple(c["id"] for c in cards),
+        names=tuple(c["name"] for c in cards),
+        names_ja=tuple(c.get("name_ja", "") for c in cards),
+        texts=tuple(c["text"] for c in cards),
+        timings=tuple(c["timing"] for c in cards),
+        special=special,
+        source=source,
+        **tables,
     )
 
 
@@ -345,8 +378,10 @@ def _load_cached(path: str) -> CardSet:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise CardDataError(f"{path}: not valid UTF-8 (byte {e.start}: {raw[e.start:e.start + 1]!r}); "
-                            "card files are TOML, which is UTF-8") from None
+        raise CardDataError(
+            f"{path}: not valid UTF-8 (byte {e.start}: {raw[e.start : e.start + 1]!r}); "
+            "card files are TOML, which is UTF-8"
+        ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -373,4 +408,3 @@ def load_cards(card_file: str | Path | None = None) -> CardSet:
 
 #: The shipped card set, loaded at import.
 DEFAULT = load_cards()
-

@@ -18,8 +18,22 @@ import numpy as np
 
 from .cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, load_cards
 from .constants import (
-    AXE, BELIAL_VP, CERBERUS_VP, DEFAULT_MAX_TURNS, FAITH_CAP, FESTIVAL_REVEAL, K, MAX_PLAYERS, NUM_ACTIONS,
-    NUM_COLOURS, NUM_GAME_ACTIONS, NUM_ICONS, NUM_UNITS, PEGASUS_FAITH, PHASE3_DRAW, SWORD,
+    AXE,
+    BELIAL_VP,
+    CERBERUS_VP,
+    DEFAULT_MAX_TURNS,
+    FAITH_CAP,
+    FESTIVAL_REVEAL,
+    MAX_PLAYERS,
+    NUM_ACTIONS,
+    NUM_COLOURS,
+    NUM_GAME_ACTIONS,
+    NUM_ICONS,
+    NUM_UNITS,
+    PEGASUS_FAITH,
+    PHASE3_DRAW,
+    SWORD,
+    K,
 )
 from .phases import OBS_PHASES, Phase
 
@@ -44,8 +58,18 @@ GAME_SCALE = 0.0
 
 GLOBAL_LAYOUT: tuple[Slot, ...] = (
     Slot("num_players", 3, 1.0, "one-hot: 2, 3 or 4 players"),
-    Slot("phase", len(OBS_PHASES), 1.0, "one-hot of `state.phase` in the order of `core.OBS_PHASES` (the decisions, then GAME_OVER)"),
-    Slot("action", NUM_GAME_ACTIONS, 1.0, "one-hot of the game action the command number gives (Conquest .. Pilgrimage; R6), once Phase I is over"),
+    Slot(
+        "phase",
+        len(OBS_PHASES),
+        1.0,
+        "one-hot of `state.phase` in the order of `core.OBS_PHASES` (the decisions, then GAME_OVER)",
+    ),
+    Slot(
+        "action",
+        NUM_GAME_ACTIONS,
+        1.0,
+        "one-hot of the game action the command number gives (Conquest .. Pilgrimage; R6), once Phase I is over",
+    ),
     Slot("command_number", 1, 10.0, "this turn's command number / 10 (0 before Phase I)"),
     Slot("head_number", 1, 10.0, "number of the head the command card went onto / 10: the number Asmodai would give"),
     Slot("deck_size", 1, 110.0, "cards in the deck / 110"),
@@ -54,13 +78,23 @@ GLOBAL_LAYOUT: tuple[Slot, ...] = (
     Slot("declared", 1, 1.0, "1 once the end is declared (R7.1)"),
     Slot("turns_left", 1, GAME_SCALE, "after a declaration: turns still to play / number of players, else 0"),
     Slot("count", 1, 10.0, "choices left in a repeated decision (discards, flips, Baldanders, Belial) / 10"),
-    Slot("floor", 1, 44.0, "lowest action id allowed next in a repeated decision / 44 (multisets are chosen in ascending order)"),
+    Slot(
+        "floor",
+        1,
+        44.0,
+        "lowest action id allowed next in a repeated decision / 44 (multisets are chosen in ascending order)",
+    ),
     Slot("summoning", K, 1.0, "one-hot: the spirit being summoned (Baldanders, payment)"),
     Slot("cost_need", NUM_COLOURS, 5.0, "coloured symbols of the cost being paid, by colour / 5"),
     Slot("cost_any", 1, 5.0, "'any' symbols of the cost being paid / 5"),
     Slot("paid", NUM_UNITS, 5.0, "units paid so far: 5 colours, then stones / 5"),
     Slot("offer_size", 1, 2.0, "cards on offer (Festival reveal, Phase III draws) / 2"),
-    Slot("offer", K, 1.0, "the offered cards by kind: seen by everyone for Festival, only by the drawing player in Phase III"),
+    Slot(
+        "offer",
+        K,
+        1.0,
+        "the offered cards by kind: seen by everyone for Festival, only by the drawing player in Phase III",
+    ),
     Slot("hand", K, 1.0, "the observer's own hand, by kind"),
 )
 SEAT_LAYOUT: tuple[Slot, ...] = (
@@ -68,7 +102,9 @@ SEAT_LAYOUT: tuple[Slot, ...] = (
     Slot("is_active", 1, 1.0, "1 if it is this player's turn"),
     Slot("is_current", 1, 1.0, "1 if this player must choose now"),
     Slot("is_declarer", 1, 1.0, "1 if this player declared the end"),
-    Slot("is_first", 1, 1.0, "1 if this player took the game's first turn (R2.5): where each seat sits in the turn order"),
+    Slot(
+        "is_first", 1, 1.0, "1 if this player took the game's first turn (R2.5): where each seat sits in the turn order"
+    ),
     Slot("vp", 1, 30.0, "VP chips / 30"),
     Slot("faith", 1, 10.0, "faith / 10"),
     Slot("compared_faith", 1, 10.0, "faith as compared by Festival and Inquisition (Pegasus +2 each) / 10"),
@@ -114,8 +150,22 @@ SCALE: dict[str, float] = {s.name: s.scale for s in GLOBAL_LAYOUT + SEAT_LAYOUT}
 #: The slots scaled by a number of the game: the name of that number.
 GAME_SCALED: dict[str, str] = {"turn": "max_turns", "turns_left": "num_players"}
 #: One-hots and flags: 0 or 1 by their meaning, so their scale is 1.
-ONE_HOT = frozenset({"num_players", "phase", "action", "declared", "summoning", "present", "is_active", "is_current",
-                     "is_declarer", "is_first", "has_head", "head"})
+ONE_HOT = frozenset(
+    {
+        "num_players",
+        "phase",
+        "action",
+        "declared",
+        "summoning",
+        "present",
+        "is_active",
+        "is_current",
+        "is_declarer",
+        "is_first",
+        "has_head",
+        "head",
+    }
+)
 assert {n for n, sc in SCALE.items() if sc == GAME_SCALE} == set(GAME_SCALED)
 assert all(SCALE[n] == 1.0 for n in ONE_HOT)
 _SLICES = obs_slices()
@@ -139,7 +189,12 @@ def obs_value(obs: np.ndarray, name: str, max_turns: int | None = None, num_play
 #: shows: each player's stones by their hidden kind, the deck and the discard pile by kind, and the
 #: cards on offer (all raw counts).
 STATE_LAYOUT: tuple[Slot, ...] = (
-    Slot("observations", MAX_PLAYERS * OBS_DIM, 1.0, "core.observe of players 0..3, in that order (zero for absent seats)"),
+    Slot(
+        "observations",
+        MAX_PLAYERS * OBS_DIM,
+        1.0,
+        "core.observe of players 0..3, in that order (zero for absent seats)",
+    ),
     Slot("stones", MAX_PLAYERS * K, 1.0, "each player's philosopher's stones by their hidden kind (players 0..3)"),
     Slot("deck", K, 1.0, "the deck by kind"),
     Slot("discard", K, 1.0, "the discard pile by kind"),
@@ -155,20 +210,30 @@ STATE_DIM = sum(s.size for s in STATE_LAYOUT)
 BOUND_SOURCES = {
     "command_number": "two card numbers (the head's and the command card's)",
     "head_number": "the highest card number",
-    "deck_size": "every card", "discard_size": "every card",
+    "deck_size": "every card",
+    "discard_size": "every card",
     "turn": "max_turns + 4 turns: a declaration at the limit adds a round (R7.2, R7.5)",
     "turns_left": "one round (P turns) after the declaration",
     "count": "every card: no repeated choice has more units",
     "floor": "the action ids",
-    "cost_need": "the highest cost of a kind, by colour", "cost_any": "the highest 'any' cost of a kind",
-    "paid": "the highest cost a colour (or stones) can pay", "offer_size": "two cards (Festival, Phase III)",
-    "offer": "the kind's copies, at most two", "hand": "the kind's copies",
+    "cost_need": "the highest cost of a kind, by colour",
+    "cost_any": "the highest 'any' cost of a kind",
+    "paid": "the highest cost a colour (or stones) can pay",
+    "offer_size": "two cards (Festival, Phase III)",
+    "offer": "the kind's copies, at most two",
+    "hand": "the kind's copies",
     "vp": "(max_turns + 4) turns of the most VP the supply gives in one turn (`core.obs_layout.vp_per_turn`)",
-    "faith": "the faith cap (R1.4)", "compared_faith": "the faith cap, plus 2 per Pegasus",
-    "hand_size": "every card", "stones": "every card", "mana_total": "every card", "spirit_count": "every card",
+    "faith": "the faith cap (R1.4)",
+    "compared_faith": "the faith cap, plus 2 per Pegasus",
+    "hand_size": "every card",
+    "stones": "every card",
+    "mana_total": "every card",
+    "spirit_count": "every card",
     "score": "the VP bound, every printed point and every game-end bonus at its most",
-    "mana_colours": "the cards of the colour", "icons": "the icons of all cards",
-    "mana": "the kind's copies", "spirits": "the kind's copies",
+    "mana_colours": "the cards of the colour",
+    "icons": "the icons of all cards",
+    "mana": "the kind's copies",
+    "spirits": "the kind's copies",
 }
 
 
@@ -212,18 +277,32 @@ def raw_bounds(cards=None, max_turns: int | None = None) -> dict[str, np.ndarray
     units = np.concatenate([icons, [icons.min(), n_cards, FAITH_CAP]])[: len(SCORE_SOURCES)]
     game_end = float(((copies[:, None] * cards.score).sum(0) * units).sum())
     raw = {
-        "command_number": 2.0 * cards.number.max(), "head_number": float(cards.number.max()),
-        "deck_size": n_cards, "discard_size": n_cards, "turn": float(turns), "count": n_cards,
+        "command_number": 2.0 * cards.number.max(),
+        "head_number": float(cards.number.max()),
+        "deck_size": n_cards,
+        "discard_size": n_cards,
+        "turn": float(turns),
+        "count": n_cards,
         "turns_left": float(MAX_PLAYERS),  # with P players at most P: the scale
-        "floor": float(NUM_ACTIONS), "cost_need": cards.cost.max(0), "cost_any": float(cards.cost_any.max()),
+        "floor": float(NUM_ACTIONS),
+        "cost_need": cards.cost.max(0),
+        "cost_any": float(cards.cost_any.max()),
         "paid": np.append((cards.cost + cards.cost_any[:, None]).max(0), cost_total.max()),
-        "offer_size": float(offer), "offer": np.minimum(copies, offer), "hand": copies,
-        "vp": vp, "faith": float(FAITH_CAP),
+        "offer_size": float(offer),
+        "offer": np.minimum(copies, offer),
+        "hand": copies,
+        "vp": vp,
+        "faith": float(FAITH_CAP),
         "compared_faith": FAITH_CAP + PEGASUS_FAITH * float((copies * cards.special["pegasus"]).sum()),
-        "hand_size": n_cards, "stones": n_cards, "mana_total": n_cards, "spirit_count": n_cards,
+        "hand_size": n_cards,
+        "stones": n_cards,
+        "mana_total": n_cards,
+        "spirit_count": n_cards,
         "score": vp + float((copies * cards.points).sum()) + game_end,
-        "mana_colours": (copies[:, None] * cards.colour_onehot).sum(0), "icons": icons,
-        "mana": copies, "spirits": copies,
+        "mana_colours": (copies[:, None] * cards.colour_onehot).sum(0),
+        "icons": icons,
+        "mana": copies,
+        "spirits": copies,
     }
     out = {}
     for slot in GLOBAL_LAYOUT + SEAT_LAYOUT:
@@ -272,11 +351,13 @@ def to_version(obs: np.ndarray, version: int) -> np.ndarray:
     if version == OBS_VERSION:
         return obs
     if version not in OLDER_VERSIONS:
-        raise ValueError(f"version must be one of {OBS_VERSION}, {', '.join(map(str, OLDER_VERSIONS))}, got {version!r}")
+        raise ValueError(
+            f"version must be one of {OBS_VERSION}, {', '.join(map(str, OLDER_VERSIONS))}, got {version!r}"
+        )
     start = G["phase"].start
     keep = _PHASES_OF_VERSION[version]
     phase = obs[:, start : start + len(OBS_PHASES)].copy()
     for new, old in SHOWN_AS.items():
         at, to = OBS_PHASES.index(new), OBS_PHASES.index(old)
         phase[:, to] += phase[:, at]
-    return np.concatenate([obs[:, :start], phase[:, :keep], obs[:, start + len(OBS_PHASES):]], axis=1)
+    return np.concatenate([obs[:, :start], phase[:, :keep], obs[:, start + len(OBS_PHASES) :]], axis=1)

@@ -83,8 +83,10 @@ def build(out: Path, also: list[str], overwrite: bool = False) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="aos-prebuild-") as home:
         env = dict(os.environ, XDG_CACHE_HOME=home, AOS_PREBUILT="0", AOS_QUIET="1")
         env.pop("NUMBA_CACHE_DIR", None)  # our folders go under XDG_CACHE_HOME
-        code = ("import importlib, sys\nfrom aos_env.core import prebuild\nprebuild.warm()\n"
-                "for m in sys.argv[1:]:\n    importlib.import_module(m).warm()\n")
+        code = (
+            "import importlib, sys\nfrom aos_env.core import prebuild\nprebuild.warm()\n"
+            "for m in sys.argv[1:]:\n    importlib.import_module(m).warm()\n"
+        )
         subprocess.run([sys.executable, "-c", code, *also], env=env, check=True)
         folders = _cache_folders(Path(home))
         if not folders:
@@ -99,11 +101,16 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m aos_env.core.prebuild",
         description="Compile the engine's numba kernels ahead of time into a prebuilt cache folder "
-                    "(what pip install does; aos_env/_prebuilt is the package's own).")
+        "(what pip install does; aos_env/_prebuilt is the package's own).",
+    )
     p.add_argument("out", type=Path, help="folder to write the prebuilt cache to (e.g. aos_env/_prebuilt)")
-    p.add_argument("--also", nargs="*", default=[], metavar="MODULE",
-                   help="modules whose warm() compiles more kernels into the same cache "
-                        "(e.g. agents._greedy_kernel)")
+    p.add_argument(
+        "--also",
+        nargs="*",
+        default=[],
+        metavar="MODULE",
+        help="modules whose warm() compiles more kernels into the same cache (e.g. agents._greedy_kernel)",
+    )
     p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     args = p.parse_args(argv)
     for m in args.also:

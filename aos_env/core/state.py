@@ -14,14 +14,14 @@ always stay in the records.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Callable
 
 import numpy as np
 
 from ..base.checks import ArgumentError, check_choice, check_indices
 from .cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
-from .constants import K, MAX_PLAYERS, NUM_ACTIONS, NUM_COLOURS, NUM_PEND, NUM_UNITS
+from .constants import MAX_PLAYERS, NUM_ACTIONS, NUM_COLOURS, NUM_PEND, NUM_UNITS, K
 from .phases import Phase
 
 # Columns of State.stats (the same as CardSet.stat_table): per-player totals over the spirits in play.
@@ -96,8 +96,7 @@ FIELDS: tuple[Field, ...] = (
     Field("faith", INT, _per_player, "faith, 0..10", True),
     Field("deck", ZONE_DTYPE, _per_kind, "draw pile, by kind", True),
     Field("discard", ZONE_DTYPE, _per_kind, "discard pile, by kind", True),
-    Field("offer", ZONE_DTYPE, _per_kind, "cards on offer (Phase III draws, Festival reveal), in no other zone",
-          True),
+    Field("offer", ZONE_DTYPE, _per_kind, "cards on offer (Phase III draws, Festival reveal), in no other zone", True),
     Field("phase", INT, _scalar, "what is being decided: a core.Phase value", True),
     Field("command_number", INT, _scalar, "this turn's command number (after Phase I)", True),
     Field("declarer", INT, _scalar, "player who declared the end, -1 if none", True),
@@ -129,8 +128,12 @@ FIELDS: tuple[Field, ...] = (
     # -- the Inquisition (actions.py) --
     Field("giver_seat", INT, _scalar, "Inquisition: seat offset of the next player who may give"),
     # -- derived: per-player totals over the spirits in play --
-    Field("stats", STAT_DTYPE, lambda p: (p, NUM_STATS),
-          "icons, special counts, plain bonuses, points, game-end scoring of the spirits in play"),
+    Field(
+        "stats",
+        STAT_DTYPE,
+        lambda p: (p, NUM_STATS),
+        "icons, special counts, plain bonuses, points, game-end scoring of the spirits in play",
+    ),
 )
 FIELD_NAMES: tuple[str, ...] = tuple(f.name for f in FIELDS)
 PUBLIC_FIELDS: tuple[str, ...] = tuple(f.name for f in FIELDS if f.public)
@@ -160,8 +163,15 @@ class State:
     ``num_players``, ``max_turns``, ``cards`` (the card set) and ``backend`` ("numba" or
     "numpy": which engine ``core.step`` uses for it)."""
 
-    def __init__(self, batch: int, num_players: int, max_turns: int, cards: CardSet, backend: str,
-                 records: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        batch: int,
+        num_players: int,
+        max_turns: int,
+        cards: CardSet,
+        backend: str,
+        records: np.ndarray | None = None,
+    ) -> None:
         if records is None:
             records = np.zeros(batch, dtype=GAME_DTYPE)
         elif records.dtype != GAME_DTYPE or records.shape != (batch,) or not records.flags.c_contiguous:
@@ -214,55 +224,63 @@ class State:
         """Bytes of the state's arrays (the records)."""
         return int(self.records.nbytes)
 
-    def _like(self, records: np.ndarray, backend: str | None = None) -> "State":
-        return State(records.shape[0], self.num_players, self.max_turns, self.cards, backend or self.backend,
-                     records)
+    def _like(self, records: np.ndarray, backend: str | None = None) -> State:
+        return State(records.shape[0], self.num_players, self.max_turns, self.cards, backend or self.backend, records)
 
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """A deep copy (the card tables are shared: they are read-only)."""
         return self._like(self.records.copy())
 
-    def take(self, idx) -> "State":
+    def take(self, idx) -> State:
         """A new batch made of games ``idx`` of this one (copies; repeats allowed). ``idx``: a game
         index or a 1-d integer array of them, 0..B-1 (ArgumentError otherwise)."""
         return self._like(self.records[check_indices("idx", idx, self._batch, distinct=False)])
 
-    def put(self, idx, other: "State") -> None:
+    def put(self, idx, other: State) -> None:
         """Write the games of ``other`` into positions ``idx`` of this batch: one distinct position
         per game of ``other``, which must hold games like this batch's (players, max_turns, cards).
         TypeError if ``other`` is no State; ArgumentError for the rest; nothing is written then."""
         if not isinstance(other, State):
             raise TypeError(f"other must be a core.State, got {type(other).__name__}")
-        if (other.num_players, other.max_turns) != (self.num_players, self.max_turns) \
-                or not same_cards(other.cards, self.cards):
+        if (other.num_players, other.max_turns) != (self.num_players, self.max_turns) or not same_cards(
+            other.cards, self.cards
+        ):
             raise ArgumentError(
                 f"other must hold games like this batch's ({self.num_players} players, max_turns {self.max_turns}, "
                 f"the same card set), got {other.num_players} players, max_turns {other.max_turns}"
-                + ("" if same_cards(other.cards, self.cards) else f", cards from {other.cards.source or 'elsewhere'}"))
+                + ("" if same_cards(other.cards, self.cards) else f", cards from {other.cards.source or 'elsewhere'}")
+            )
         g = check_indices("idx", idx, self._batch)
         if g.size != other.batch_size:
             raise ArgumentError(f"idx must hold one position per game of other ({other.batch_size}), got {g.size}")
         self.records[g] = other.records
 
-    def with_backend(self, backend: str) -> "State":
+    def with_backend(self, backend: str) -> State:
         """The same games (a copy) for the other engine."""
         return self._like(self.records.copy(), str(check_choice("backend", backend, BACKENDS)))
 
     # -- pickling (multiprocessing, Ray, copy.deepcopy) -----------------------------------------
     def __getstate__(self) -> dict:
-        return {"num_players": self.num_players, "max_turns": self.max_turns, "cards": self.cards,
-                "backend": self.backend, "records": self.records}
+        return {
+            "num_players": self.num_players,
+            "max_turns": self.max_turns,
+            "cards": self.cards,
+            "backend": self.backend,
+            "records": self.records,
+        }
 
     def __setstate__(self, d: dict) -> None:
         records = np.ascontiguousarray(d["records"])
         State.__init__(self, records.shape[0], d["num_players"], d["max_turns"], d["cards"], d["backend"], records)
 
-    def __deepcopy__(self, memo) -> "State":
+    def __deepcopy__(self, memo) -> State:
         return self.copy()
 
     def __repr__(self) -> str:
-        return (f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
-                f"max_turns={self.max_turns})")
+        return (
+            f"State({self.batch_size} games, {self.num_players} players, backend={self.backend!r}, "
+            f"max_turns={self.max_turns})"
+        )
 
 
 def _check_fits(name: str, value, dtype: np.dtype) -> None:

@@ -38,8 +38,9 @@ version 3 (603 entries).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
@@ -48,10 +49,10 @@ from pettingzoo.utils.env import AECIterable, AECIterator
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.base import BaseWrapper
 
-from ..base import checks
 from .. import core
-from ..core.cards import load_cards
+from ..base import checks
 from ..core import describe_illegal
+from ..core.cards import load_cards
 from ..view.render import agent_name, describe_action, render_text
 from .spaces import mask_box, observation_box, state_box
 
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
     from ..view.replay import Replay
 
 from ..base.names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo shows
+
 #: The keys of every agent's info at every step. Until the game ends ``final_scores`` holds -1 for
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
@@ -76,11 +78,13 @@ def _action_id(action, agent: str) -> int:
     """``action`` as an int id; ValueError for anything that is not an integer (no rounding, no parsing)."""
     if type(action) is int:
         return action
-    if isinstance(action, np.integer) or (isinstance(action, np.ndarray) and action.shape == ()
-                                          and action.dtype.kind in "iu"):
+    if isinstance(action, np.integer) or (
+        isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu"
+    ):
         return int(action)
-    raise checks.ArgumentError(f"{agent}: action must be an int action id 0..{core.NUM_ACTIONS - 1}, "
-                               f"got {action!r:.80}")
+    raise checks.ArgumentError(
+        f"{agent}: action must be an int action id 0..{core.NUM_ACTIONS - 1}, got {action!r:.80}"
+    )
 
 
 class raw_env(AECEnv):
@@ -121,10 +125,12 @@ class raw_env(AECEnv):
         self._replay: Replay | None = None
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict({
-            "observation": observation_box(self.cards, self.max_turns),  # bounds of this card set and turn limit
-            "action_mask": mask_box(),
-        })
+        obs_space = spaces.Dict(
+            {
+                "observation": observation_box(self.cards, self.max_turns),  # bounds of this card set and turn limit
+                "action_mask": mask_box(),
+            }
+        )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
         self.state_space = state_box(self.cards, self.max_turns)
@@ -148,13 +154,17 @@ class raw_env(AECEnv):
         # the keys of options are not checked: the game takes none, and PettingZoo's api_test passes some
         if seed is None:
             seed = int(self._rng.integers(2**62))
-        self._begin(core.init(1, self.num_players, seed=seed, max_turns=self.max_turns, cards=self.cards,
-                              backend=self.backend))
+        self._begin(
+            core.init(1, self.num_players, seed=seed, max_turns=self.max_turns, cards=self.cards, backend=self.backend)
+        )
         if self.record_replay:
-            from ..view.replay import Replay  # not at module level: `python -m aos_env.view.replay` imports this package first
+            from ..view.replay import (
+                Replay,  # not at module level: `python -m aos_env.view.replay` imports this package first
+            )
 
-            self._replay = Replay.start(seed, self.num_players, self.max_turns, cards=self.cards,
-                                        card_file=self.card_file, source="aos_env.env")
+            self._replay = Replay.start(
+                seed, self.num_players, self.max_turns, cards=self.cards, card_file=self.card_file, source="aos_env.env"
+            )
 
     def _begin(self, game: core.State) -> None:
         """Play ``game`` from here: fresh rewards, terminations and infos for every agent."""
@@ -167,8 +177,14 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self._not_yet = np.full(self.num_players, NOT_YET, dtype=np.int64)
         g = self._game
-        self._after(int(g.current_player[0]), int(g.phase[0]), int(g.command_number[0]), int(g.turn[0]),
-                    int(g.active_player[0]), bool(g.terminated[0] or g.truncated[0]))
+        self._after(
+            int(g.current_player[0]),
+            int(g.phase[0]),
+            int(g.command_number[0]),
+            int(g.turn[0]),
+            int(g.active_player[0]),
+            bool(g.terminated[0] or g.truncated[0]),
+        )
         if self.render_mode == "human":
             self.render()
 
@@ -192,8 +208,10 @@ class raw_env(AECEnv):
         if self._game is None:
             self._require_game()
         if not self.agents:  # PettingZoo: step(None) removes a done agent; with none left the game is over
-            raise RuntimeError("every agent is done and removed (step(None) removes a done agent): the game is over, "
-                               "call reset() to play another")
+            raise RuntimeError(
+                "every agent is done and removed (step(None) removes a done agent): the game is over, "
+                "call reset() to play another"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -225,16 +243,31 @@ class raw_env(AECEnv):
         """Bookkeeping after a step: who acts, the infos, and at the end rewards and terminations."""
         self.agent_selection = self.possible_agents[cur]
         if not over:
-            info = {"phase": phase, "command_number": cmd, "turn": turn, "active_player": active,
-                    "final_scores": self._not_yet.copy(), "winner": NOT_YET}
+            info = {
+                "phase": phase,
+                "command_number": cmd,
+                "turn": turn,
+                "active_player": active,
+                "final_scores": self._not_yet.copy(),
+                "winner": NOT_YET,
+            }
             self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
             return
         game = self._game
         scores = core.final_scores(game)[0].astype(np.int64)
         terminated = bool(game.terminated[0])
         winner = int(np.argmax(game.rewards[0])) if terminated else NOT_YET
-        self.infos = {a: {"phase": phase, "command_number": cmd, "turn": turn, "active_player": active,
-                          "final_scores": scores.copy(), "winner": winner} for a in self.agents}
+        self.infos = {
+            a: {
+                "phase": phase,
+                "command_number": cmd,
+                "turn": turn,
+                "active_player": active,
+                "final_scores": scores.copy(),
+                "winner": winner,
+            }
+            for a in self.agents
+        }
         for a in self.agents:
             self.rewards[a] = float(game.rewards[0, self.agent_name_mapping[a]])
             self.terminations[a] = terminated
@@ -247,8 +280,9 @@ class raw_env(AECEnv):
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; "
-                                  "use render_mode='ansi', 'human' or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
         if self.render_mode == "rgb_array":
             from ..view.svg import render_rgb  # resvg and Pillow are loaded only for this mode
@@ -274,11 +308,14 @@ class raw_env(AECEnv):
     def load_state(self, state: core.State) -> None:
         """Continue from a given engine state (a batch of one), e.g. from ``aos_env.tools.positions``."""
         if not isinstance(state, core.State):
-            raise checks.ArgumentError(f"state must be a core.State of 1 game of {self.num_players} players, got "
-                                       f"{type(state).__name__}")
+            raise checks.ArgumentError(
+                f"state must be a core.State of 1 game of {self.num_players} players, got {type(state).__name__}"
+            )
         if state.batch_size != 1 or state.num_players != self.num_players:
-            raise checks.ArgumentError(f"state must be a core.State of 1 game of {self.num_players} players, got "
-                                       f"{state.batch_size} games of {state.num_players}")
+            raise checks.ArgumentError(
+                f"state must be a core.State of 1 game of {self.num_players} players, got "
+                f"{state.batch_size} games of {state.num_players}"
+            )
         self._begin(state)
         self._replay = None  # a position set by hand has no seed: it cannot be replayed
 
@@ -291,8 +328,10 @@ class raw_env(AECEnv):
         if not self.record_replay:
             raise RuntimeError("this env keeps no replay: create it with record_replay=True")
         if self._replay is None:
-            raise RuntimeError("no game to replay: call reset() first (a game begun with load_state() has no seed "
-                               "and cannot be replayed)")
+            raise RuntimeError(
+                "no game to replay: call reset() first (a game begun with load_state() has no seed "
+                "and cannot be replayed)"
+            )
         replay = copy.deepcopy(self._replay)
         if names is not None:
             replay.players = names

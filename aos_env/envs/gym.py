@@ -69,9 +69,9 @@ from gymnasium.vector.utils import batch_space
 
 from .. import core
 from ..base.checks import ArgumentError, check_bool, check_choice, fail, is_int
-from .spaces import observation_box
-from .learner import Ended, LearnerEnv, OpponentPool
 from ..view.render import render_text
+from .learner import Ended, LearnerEnv, OpponentPool
+from .spaces import observation_box
 
 ENV_ID = "aos_env/AgeOfSummoners-v1"  # registered by aos_env/__init__.py
 #: The observation key of the Dict observation (RLlib's action-masking examples read these two keys).
@@ -109,8 +109,9 @@ def _check_options(options: Any, allowed: tuple[str, ...]) -> dict:
     if options is None:
         return {}
     if not isinstance(options, dict):
-        raise fail("options", "None or a dict" + (f" with keys {', '.join(map(repr, allowed))}" if allowed else ""),
-                   options)
+        raise fail(
+            "options", "None or a dict" + (f" with keys {', '.join(map(repr, allowed))}" if allowed else ""), options
+        )
     unknown = [k for k in options if k not in allowed]
     if unknown:
         what = f"its keys are {', '.join(map(repr, allowed))}" if allowed else "it takes no keys"
@@ -121,9 +122,15 @@ def _check_options(options: Any, allowed: tuple[str, ...]) -> dict:
 def _final_info(ended: Ended, i: int, mask: np.ndarray) -> dict[str, Any]:
     """The results of the ``i``-th game of ``ended`` as one game's info."""
     return {
-        "action_mask": mask, "outcome": float(ended.outcome[i]), "length": int(ended.length[i]),
-        "win": bool(ended.win[i]), "score": int(ended.score[i]), "margin": int(ended.margin[i]),
-        "seat": int(ended.seat[i]), "opponents": ended.opponents[i], "illegal_action": bool(ended.illegal[i]),
+        "action_mask": mask,
+        "outcome": float(ended.outcome[i]),
+        "length": int(ended.length[i]),
+        "win": bool(ended.win[i]),
+        "score": int(ended.score[i]),
+        "margin": int(ended.margin[i]),
+        "seat": int(ended.seat[i]),
+        "opponents": ended.opponents[i],
+        "illegal_action": bool(ended.illegal[i]),
     }
 
 
@@ -182,10 +189,19 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
     ) -> None:
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
         self.render_mode = check_choice("render_mode", render_mode, (None, *RENDER_MODES))
-        self.learner = LearnerEnv(1, num_players, opponents, max_turns=max_turns, card_file=card_file,
-                                  shaping=shaping, autoreset_mode=AutoresetMode.DISABLED,
-                                  illegal_action=illegal_action, illegal_reward=illegal_reward, backend=backend,
-                                  truncation_reward=truncation_reward)
+        self.learner = LearnerEnv(
+            1,
+            num_players,
+            opponents,
+            max_turns=max_turns,
+            card_file=card_file,
+            shaping=shaping,
+            autoreset_mode=AutoresetMode.DISABLED,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            backend=backend,
+            truncation_reward=truncation_reward,
+        )
         self.observation_space = observation_space(self.mask_in_obs, self.learner)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
         self._warned_illegal = False
@@ -211,8 +227,10 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         if learner.reported[0]:
             raise ResetNeeded("the game is over: call reset() to start the next one")
         if learner.illegal_action == "raise" and not learner.state.legal_action_mask[0, action]:
-            raise ArgumentError("action must be legal (see info['action_mask']): "
-                                + core.describe_illegal(learner.state, 0, int(action)))
+            raise ArgumentError(
+                "action must be legal (see info['action_mask']): "
+                + core.describe_illegal(learner.state, 0, int(action))
+            )
         obs, rewards, terminated, truncated, ended = learner.step(np.array([action], dtype=np.int64))
         mask = learner.state.legal_action_mask[0].astype(np.int8)
         info = {"action_mask": mask}
@@ -235,7 +253,9 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
             "(illegal_action='terminate'; this warning is shown once per env). Choose among the legal actions "
             "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and aos_env.integrations.sb3.evaluate_policy "
             "use them), or make the env with illegal_action='raise' to stop at the first one.",
-            IllegalActionWarning, stacklevel=3)
+            IllegalActionWarning,
+            stacklevel=3,
+        )
 
     def action_masks(self) -> np.ndarray:
         """(44,) bool: the legal actions now (sb3-contrib's MaskablePPO calls this)."""
@@ -244,8 +264,9 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
     def render(self) -> str | np.ndarray | None:
         """The table from the learner's seat: text ("ansi"), printed ("human") or a frame ("rgb_array")."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi', "
-                                  "'human' or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; make the env with render_mode='ansi', 'human' or 'rgb_array'"
+            )
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
@@ -267,8 +288,11 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
     game of seed ``s + i``.
     """
 
-    metadata = {"render_modes": VECTOR_RENDER_MODES, "render_fps": RENDER_FPS,
-                "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {
+        "render_modes": VECTOR_RENDER_MODES,
+        "render_fps": RENDER_FPS,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
@@ -288,9 +312,19 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
     ) -> None:
         self.mask_in_obs = check_bool("mask_in_obs", mask_in_obs)
         self.render_mode = check_choice("render_mode", render_mode, (None, *VECTOR_RENDER_MODES))
-        self.learner = LearnerEnv(num_envs, num_players, opponents, max_turns=max_turns, card_file=card_file,
-                                  shaping=shaping, autoreset_mode=autoreset_mode, illegal_action=illegal_action,
-                                  illegal_reward=illegal_reward, backend=backend, truncation_reward=truncation_reward)
+        self.learner = LearnerEnv(
+            num_envs,
+            num_players,
+            opponents,
+            max_turns=max_turns,
+            card_file=card_file,
+            shaping=shaping,
+            autoreset_mode=autoreset_mode,
+            illegal_action=illegal_action,
+            illegal_reward=illegal_reward,
+            backend=backend,
+            truncation_reward=truncation_reward,
+        )
         self.num_envs = self.learner.num_envs
         self.autoreset_mode = self.learner.autoreset_mode
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
@@ -329,8 +363,11 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
                 final_obs = np.full(N, None, dtype=object)
                 final_masks = np.zeros((ended.games.size, core.NUM_ACTIONS), np.int8)  # a finished game: none legal
                 for j, g in enumerate(ended.games):
-                    final_obs[g] = ({OBS_KEY: ended.final_obs[j], MASK_KEY: final_masks[j]} if self.mask_in_obs
-                                    else ended.final_obs[j])
+                    final_obs[g] = (
+                        {OBS_KEY: ended.final_obs[j], MASK_KEY: final_masks[j]}
+                        if self.mask_in_obs
+                        else ended.final_obs[j]
+                    )
                 has = np.zeros(N, bool)
                 has[ended.games] = True
                 results["action_mask"] = np.zeros((N, core.NUM_ACTIONS), np.int8)
@@ -345,9 +382,14 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         N, g = self.num_envs, ended.games
         out: dict[str, np.ndarray] = {}
         for key, values, dtype in (
-            ("outcome", ended.outcome, np.float32), ("length", ended.length, np.int64), ("win", ended.win, bool),
-            ("score", ended.score, np.int64), ("margin", ended.margin, np.int64), ("seat", ended.seat, np.int64),
-            ("opponents", ended.opponents, object), ("illegal_action", ended.illegal, bool),
+            ("outcome", ended.outcome, np.float32),
+            ("length", ended.length, np.int64),
+            ("win", ended.win, bool),
+            ("score", ended.score, np.int64),
+            ("margin", ended.margin, np.int64),
+            ("seat", ended.seat, np.int64),
+            ("opponents", ended.opponents, object),
+            ("illegal_action", ended.illegal, bool),
         ):
             arr = np.full(N, None, dtype=object) if dtype is object else np.zeros(N, dtype=dtype)
             if dtype is object:
@@ -368,11 +410,11 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
     def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
         """Every game's table from its learner's seat, as a tuple: text ("ansi") or frames ("rgb_array")."""
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; make the env with render_mode='ansi' "
-                                  "or 'rgb_array'")
+            gymnasium.logger.warn(
+                "render() called without a render_mode; make the env with render_mode='ansi' or 'rgb_array'"
+            )
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
         state, seat = self.learner.state, self.learner.seat
         return tuple(_render(state, b, int(seat[b]), self.render_mode) for b in range(self.num_envs))
-

@@ -28,19 +28,28 @@ raises), the env is put back exactly as it was before the step and an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
 
 from .. import core
-from ..core.cards import CardSet, load_cards
 from ..base.checks import (
-    ArgumentError, check_batch_memory, check_choice, check_float, check_int, check_optional_seed, check_seeds,
-    check_string, fail, parse_float_text,
+    ArgumentError,
+    check_batch_memory,
+    check_choice,
+    check_float,
+    check_int,
+    check_optional_seed,
+    check_seeds,
+    check_string,
+    fail,
+    parse_float_text,
 )
+from ..core.cards import CardSet, load_cards
 from ..core.state import GAME_DTYPE
 
 #: What ``step`` does with a learner action that is in the action space but not legal now.
@@ -149,7 +158,7 @@ class OpponentPool:
                 self.add(name, *entry)
 
     @classmethod
-    def from_specs(cls, opponents: Any, seed: int | None = 0) -> "OpponentPool":
+    def from_specs(cls, opponents: Any, seed: int | None = 0) -> OpponentPool:
         """A pool from agent specs, as ``train.py --opponents`` takes them:
 
         - a string of ``spec@weight`` items separated by spaces: ``"greedy@0.5 random@0.5"``,
@@ -191,8 +200,10 @@ class OpponentPool:
         pool = cls()
         for i, (spec, w) in enumerate(items):
             if spec == "self":
-                raise ArgumentError("opponents: 'self' (the learner's own snapshots) is train.py's; add snapshots "
-                                    "with env.opponents.add(name, agent, weight)")
+                raise ArgumentError(
+                    "opponents: 'self' (the learner's own snapshots) is train.py's; add snapshots "
+                    "with env.opponents.add(name, agent, weight)"
+                )
             if spec in pool:
                 raise ArgumentError(f"opponents: {spec!r} is given twice")
             pool.add(spec, make_agent(spec, seed=None if seed is None else seed + _OPPONENT_SEED_STEP * i), w)
@@ -306,8 +317,10 @@ class OpponentPool:
 
     def rng_states(self) -> list:
         """The agents' numpy random streams, to be put back with ``set_rng_states`` (rollback)."""
-        return [a.rng.bit_generator.state if isinstance(getattr(a, "rng", None), np.random.Generator) else None
-                for a in self._agents]
+        return [
+            a.rng.bit_generator.state if isinstance(getattr(a, "rng", None), np.random.Generator) else None
+            for a in self._agents
+        ]
 
     def set_rng_states(self, states: list) -> None:
         for a, s in zip(self._agents, states):
@@ -336,12 +349,12 @@ class Ended:
     opponents: list[str]  # (n,) the opponents' names, comma separated
 
     @classmethod
-    def none(cls) -> "Ended":
+    def none(cls) -> Ended:
         i, f, b = np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros(0, bool)
         return cls(i, np.zeros((0, core.OBS_DIM), np.float32), f, i, b, i, i, i, b, b, b, [])
 
     @classmethod
-    def join(cls, parts: list["Ended"]) -> "Ended":
+    def join(cls, parts: list[Ended]) -> Ended:
         if not parts:
             return cls.none()
         if len(parts) == 1:
@@ -421,8 +434,10 @@ class LearnerEnv:
         check_batch_memory("num_envs", N, BYTES_PER_GAME)
         self.max_turns = check_int("max_turns", max_turns, 1)
         if self.max_turns < P:
-            raise ArgumentError(f"max_turns must be an int >= {P} (num_players: every seat, the learner's too, "
-                                f"needs a turn), got {max_turns!r}")
+            raise ArgumentError(
+                f"max_turns must be an int >= {P} (num_players: every seat, the learner's too, "
+                f"needs a turn), got {max_turns!r}"
+            )
         self.shaping = check_float("shaping", shaping, 0)
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
@@ -468,13 +483,19 @@ class LearnerEnv:
         while done < games.size:
             if self._reserve is None or self._reserve_used == self._reserve.batch_size:
                 self._reserve_seeds = self._seeds(self.RESERVE)
-                self._reserve = core.init(self.RESERVE, self.num_players, seed=self._reserve_seeds,
-                                          max_turns=self.max_turns, cards=self.cards, backend=self.state.backend)
+                self._reserve = core.init(
+                    self.RESERVE,
+                    self.num_players,
+                    seed=self._reserve_seeds,
+                    max_turns=self.max_turns,
+                    cards=self.cards,
+                    backend=self.state.backend,
+                )
                 self._reserve_used = 0
             n = min(games.size - done, self._reserve.batch_size - self._reserve_used)
             taken = np.arange(self._reserve_used, self._reserve_used + n)
-            self.state.put(games[done: done + n], self._reserve.take(taken))
-            self.game_seed[games[done: done + n]] = self._reserve_seeds[taken]
+            self.state.put(games[done : done + n], self._reserve.take(taken))
+            self.game_seed[games[done : done + n]] = self._reserve_seeds[taken]
             self._reserve_used += n
             done += n
         self._new_lineups(games)
@@ -501,12 +522,30 @@ class LearnerEnv:
         rng = None if self.rng is None else self.rng.bit_generator.state
         # the records as raw bytes: a structured copy is several times slower than a plain memory copy
         records = None if self.state is None else self.state.records.view(np.uint8).copy()
-        return (self.state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_seeds,
-                self._reserve_used, self.opponents.rng_states())
+        return (
+            self.state,
+            records,
+            arrays,
+            rng,
+            self._next_seed,
+            self._reserve,
+            self._reserve_seeds,
+            self._reserve_used,
+            self.opponents.rng_states(),
+        )
 
     def _restore(self, saved: tuple) -> None:
-        (state, records, arrays, rng, self._next_seed, self._reserve, self._reserve_seeds, self._reserve_used,
-         agent_rngs) = saved
+        (
+            state,
+            records,
+            arrays,
+            rng,
+            self._next_seed,
+            self._reserve,
+            self._reserve_seeds,
+            self._reserve_used,
+            agent_rngs,
+        ) = saved
         self.state = state
         if state is not None:
             state.records.view(np.uint8)[...] = records
@@ -546,8 +585,14 @@ class LearnerEnv:
                     self.game_seed[:] = self._seeds(self.num_envs)
                 else:
                     self.game_seed[:] = check_seeds("seed", first, self.num_envs)
-                self.state = core.init(self.num_envs, self.num_players, seed=self.game_seed,
-                                       max_turns=self.max_turns, cards=self.cards, backend=self.backend)
+                self.state = core.init(
+                    self.num_envs,
+                    self.num_players,
+                    seed=self.game_seed,
+                    max_turns=self.max_turns,
+                    cards=self.cards,
+                    backend=self.backend,
+                )
                 self._reserve = None
                 self._new_lineups(games)
             elif seed is not None:
@@ -602,8 +647,10 @@ class LearnerEnv:
         a = a.astype(np.int64)
         if self.autoreset_mode == AutoresetMode.DISABLED and self.reported.any():
             over = np.flatnonzero(self.reported)
-            raise ResetNeeded(f"games {over[:10].tolist()} are over: deal them again with reset(games=...) "
-                              "(autoreset_mode DISABLED) before stepping")
+            raise ResetNeeded(
+                f"games {over[:10].tolist()} are over: deal them again with reset(games=...) "
+                "(autoreset_mode DISABLED) before stepping"
+            )
         if self.illegal_action == "raise":
             live = ~self.reported
             illegal = live & ~self.state.legal_action_mask[np.arange(N), a]
@@ -696,15 +743,24 @@ class LearnerEnv:
         if self.shaping:
             shaped = ~illegal
             rewards[games[shaped]] += np.float32(self.shaping) * (margin[shaped] - self.margin[games[shaped]]).astype(
-                np.float32)
+                np.float32
+            )
         # NEXT_STEP and DISABLED: the step's own observations are the final ones (filled in by step)
         final_obs = core.observe(state, seat, games=games) if self.autoreset_mode == AutoresetMode.SAME_STEP else None
         names = [", ".join(sorted({self.opponents.slot_name(s) for s in row if s >= 0})) for row in self.lineup[games]]
         return Ended(
-            games=games.copy(), final_obs=final_obs, outcome=outcome, length=self.lengths[games].copy(),
-            win=(state.rewards[games, seat] == 1.0) & ~illegal, score=mine.astype(np.int64),
-            margin=margin.astype(np.int64), seat=seat.copy(), terminated=state.terminated[games] | illegal,
-            truncated=state.truncated[games] & ~illegal, illegal=illegal.copy(), opponents=names,
+            games=games.copy(),
+            final_obs=final_obs,
+            outcome=outcome,
+            length=self.lengths[games].copy(),
+            win=(state.rewards[games, seat] == 1.0) & ~illegal,
+            score=mine.astype(np.int64),
+            margin=margin.astype(np.int64),
+            seat=seat.copy(),
+            terminated=state.terminated[games] | illegal,
+            truncated=state.truncated[games] & ~illegal,
+            illegal=illegal.copy(),
+            opponents=names,
         )
 
     def _play_opponents(self, games: np.ndarray, rewards: np.ndarray, ended: list[Ended]) -> None:
@@ -733,8 +789,10 @@ class LearnerEnv:
                 if unplayed.size:
                     redeals += 1
                     if redeals > _MAX_REDEALS:
-                        raise RuntimeError(f"games keep ending before the learner's first decision "
-                                           f"(max_turns={self.max_turns} is too short?)")
+                        raise RuntimeError(
+                            f"games keep ending before the learner's first decision "
+                            f"(max_turns={self.max_turns} is too short?)"
+                        )
                     self._deal(unplayed)
                 continue
             live = games[~over]
@@ -756,24 +814,31 @@ class LearnerEnv:
         try:
             out = act_on_state(agent, self.state, games)
         except Exception as e:
-            raise OpponentError(f"opponent {name!r} ({agent!r}) raised {type(e).__name__}: {e}; the env is as it "
-                                "was before the step") from e
+            raise OpponentError(
+                f"opponent {name!r} ({agent!r}) raised {type(e).__name__}: {e}; the env is as it was before the step"
+            ) from e
         a = np.asarray(out) if isinstance(out, (np.ndarray, list, tuple)) else None
         if a is None or a.shape != (games.size,) or a.dtype.kind not in "iu":
-            raise OpponentError(f"opponent {name!r} ({agent!r}) must return {games.size} action ids (an integer "
-                                f"array of shape ({games.size},)), got {out!r:.80}; the env is as it was before "
-                                "the step")
+            raise OpponentError(
+                f"opponent {name!r} ({agent!r}) must return {games.size} action ids (an integer "
+                f"array of shape ({games.size},)), got {out!r:.80}; the env is as it was before "
+                "the step"
+            )
         a = a.astype(np.int64)
         ok = (a >= 0) & (a < core.NUM_ACTIONS)
         ok[ok] = self.state.legal_action_mask[games[ok], a[ok]]
         if not ok.all():
             bad = np.flatnonzero(~ok)
             lines = [core.describe_illegal(self.state, int(games[i]), int(a[i])) for i in bad[:3]]
-            raise OpponentError(f"opponent {name!r} ({agent!r}) chose an illegal action: " + "; ".join(lines)
-                                + "; the env is as it was before the step")
+            raise OpponentError(
+                f"opponent {name!r} ({agent!r}) chose an illegal action: "
+                + "; ".join(lines)
+                + "; the env is as it was before the step"
+            )
         return a
 
     def __repr__(self) -> str:
-        return (f"LearnerEnv({self.num_envs} games, {self.num_players} players, opponents={self.opponents!r}, "
-                f"autoreset_mode={self.autoreset_mode.name})")
-
+        return (
+            f"LearnerEnv({self.num_envs} games, {self.num_players} players, opponents={self.opponents!r}, "
+            f"autoreset_mode={self.autoreset_mode.name})"
+        )

@@ -58,14 +58,13 @@ OpenSpiel's pickle-based format and must never be given a string from anyone you
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pyspiel
 
-from ..base import checks
 from .. import core
+from ..base import checks
 from ..core.cards import TOTAL_CARDS
 from ..core.phases import DECISIONS
 from ..tools.determinise import determinise, fresh_streams
@@ -179,8 +178,9 @@ class AgeOfSummonersGame(pyspiel.Game):
         params = {**_GAME_TYPE.parameter_specification, **(params or {})}
         unknown = sorted(set(params) - set(_GAME_TYPE.parameter_specification))
         if unknown:
-            raise checks.ArgumentError(f"{GAME_NAME}: unknown parameter(s) {unknown}; "
-                                       f"allowed: {sorted(_GAME_TYPE.parameter_specification)}")
+            raise checks.ArgumentError(
+                f"{GAME_NAME}: unknown parameter(s) {unknown}; allowed: {sorted(_GAME_TYPE.parameter_specification)}"
+            )
         players = _int_param(params, "players", MIN_PLAYERS, MAX_PLAYERS)
         self.max_turns = _int_param(params, "max_turns", 1, MAX_MAX_TURNS)
         # the deals use seeds rng_seed, rng_seed + 1, ...: engine seeds are >= 0 (a negative one failed
@@ -191,11 +191,11 @@ class AgeOfSummonersGame(pyspiel.Game):
         super().__init__(_GAME_TYPE, game_info(players, self.max_turns), params)
         self._deals = 0  # deals made so far: the next one uses seed rng_seed + _deals
 
-    def new_initial_state(self) -> "AgeOfSummonersState":
+    def new_initial_state(self) -> AgeOfSummonersState:
         """A new game, before the deal (a chance node). Cheap: OpenSpiel calls it for every clone."""
         return AgeOfSummonersState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> "AgeOfSummonersObserver":
+    def make_py_observer(self, iig_obs_type=None, params=None) -> AgeOfSummonersObserver:
         """The observer for ``iig_obs_type``: perfect_recall=False gives the observation,
         True the information state (see the module docstring)."""
         if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
@@ -210,7 +210,7 @@ class AgeOfSummonersGame(pyspiel.Game):
         self._deals += 1
         return seed
 
-    def deserialize_state(self, text: str) -> "AgeOfSummonersState":
+    def deserialize_state(self, text: str) -> AgeOfSummonersState:
         """The state ``state.serialize()`` wrote, rebuilt by replaying it: the deal with its seed (this
         game object's deal count is not used), every action, every resampled world. Safe for a text
         from anyone: it is parsed as numbers and played through the checked engine, never unpickled.
@@ -227,7 +227,7 @@ class _Engine:
     def __init__(self, state: core.State) -> None:
         self.state = state
 
-    def __deepcopy__(self, memo) -> "_Engine":
+    def __deepcopy__(self, memo) -> _Engine:
         return _Engine(self.state.copy())
 
 
@@ -277,8 +277,11 @@ class AgeOfSummonersState(pyspiel.State):
         return self._own_actions[player].copy()
 
     def _check_player(self, player) -> int:
-        if isinstance(player, (bool, np.bool_)) or not isinstance(player, (int, np.integer)) \
-                or not 0 <= player < self._num_players:
+        if (
+            isinstance(player, (bool, np.bool_))
+            or not isinstance(player, (int, np.integer))
+            or not 0 <= player < self._num_players
+        ):
             raise checks.ArgumentError(f"player must be an int in 0..{self._num_players - 1}, got {player!r:.80}")
         return int(player)
 
@@ -351,8 +354,7 @@ class AgeOfSummonersState(pyspiel.State):
     def returns(self) -> list[float]:
         return list(self._returns) if self.is_terminal() else [0.0] * self._num_players
 
-    def resample_from_infostate(self, player_id: int,
-                                probability_sampler: Callable[[], float]) -> "AgeOfSummonersState":
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> AgeOfSummonersState:
         """A copy consistent with what ``player_id`` knows, hidden cards dealt anew (IS-MCTS).
 
         Kept: everything public and ``player_id``'s own hand, offer view and decision
@@ -365,8 +367,9 @@ class AgeOfSummonersState(pyspiel.State):
         """
         self._check_player(player_id)
         if not callable(probability_sampler):
-            raise ValueError(f"probability_sampler must be a callable returning floats in [0, 1), "
-                             f"got {probability_sampler!r}")
+            raise ValueError(
+                f"probability_sampler must be a callable returning floats in [0, 1), got {probability_sampler!r}"
+            )
         world = self.clone()
         if self._engine is None:  # nothing dealt: any world is a new deal
             return world
@@ -389,15 +392,24 @@ class AgeOfSummonersState(pyspiel.State):
         the resampled worlds. ``game.deserialize_state(text)`` replays it into an equal state. (This
         replaces OpenSpiel's pickle of a Python state's attributes; OpenSpiel's C++ functions that
         serialize a state themselves still pickle.)"""
-        lines = [SERIAL_HEADER, f"players {self._num_players}", f"max_turns {self._max_turns}",
-                 f"seed {'none' if self._seed is None else self._seed}",
-                 " ".join(["history", *map(str, self.history())])]
+        lines = [
+            SERIAL_HEADER,
+            f"players {self._num_players}",
+            f"max_turns {self._max_turns}",
+            f"seed {'none' if self._seed is None else self._seed}",
+            " ".join(["history", *map(str, self.history())]),
+        ]
         lines += [" ".join(map(str, ("resample", at, player, *words))) for at, player, words in self._resamples]
         return "\n".join(lines)
 
     @classmethod
-    def replay(cls, game: AgeOfSummonersGame, seed: int | None, history: list[int],
-               resamples: list[tuple[int, int, tuple[int, ...]]]) -> "AgeOfSummonersState":
+    def replay(
+        cls,
+        game: AgeOfSummonersGame,
+        seed: int | None,
+        history: list[int],
+        resamples: list[tuple[int, int, tuple[int, ...]]],
+    ) -> AgeOfSummonersState:
         """A new state of ``game`` that plays ``history`` (the deal first, with engine seed ``seed``) and
         draws each resampled world where it was drawn. ArgumentError naming the first move that
         cannot be played."""
@@ -411,8 +423,9 @@ class AgeOfSummonersState(pyspiel.State):
             try:
                 state.apply_action(action)
             except (ValueError, pyspiel.SpielError) as e:
-                raise checks.ArgumentError(f"{GAME_NAME}: serialized state: move {i}, action {action}, cannot be "
-                                           f"played: {e}") from None
+                raise checks.ArgumentError(
+                    f"{GAME_NAME}: serialized state: move {i}, action {action}, cannot be played: {e}"
+                ) from None
         for _, player, words in pending:  # drawn after the last move
             state._resample(player, words)
         return state
@@ -424,8 +437,9 @@ class AgeOfSummonersState(pyspiel.State):
         return full_text(self._engine.state, self._seed)
 
 
-def _parse_serialized(text: str, players: int, max_turns: int,
-                      max_length: int) -> tuple[int | None, list[int], list[tuple[int, int, tuple[int, ...]]]]:
+def _parse_serialized(
+    text: str, players: int, max_turns: int, max_length: int
+) -> tuple[int | None, list[int], list[tuple[int, int, tuple[int, ...]]]]:
     """(seed, history, resamples) of a serialized state, every field checked against the game that
     reads it (``players``, ``max_turns``, ``max_length`` moves after the deal)."""
     what = f"{GAME_NAME}: serialized state"
@@ -438,10 +452,12 @@ def _parse_serialized(text: str, players: int, max_turns: int,
     if lines[0] != SERIAL_HEADER:
         raise checks.ArgumentError(
             f"{what} must start with {SERIAL_HEADER!r} (a text from state.serialize()), got {lines[0][:60]!r}; "
-            "OpenSpiel's pickle-based text for Python games is never read")
+            "OpenSpiel's pickle-based text for Python games is never read"
+        )
     if len(lines) < 5:
-        raise checks.ArgumentError(f"{what}: expected the lines players, max_turns, seed and history, "
-                                   f"got {len(lines) - 1} line(s)")
+        raise checks.ArgumentError(
+            f"{what}: expected the lines players, max_turns, seed and history, got {len(lines) - 1} line(s)"
+        )
 
     def field(line: str, key: str) -> list[str]:
         words = line.split(" ")
@@ -464,23 +480,29 @@ def _parse_serialized(text: str, players: int, max_turns: int,
     for key, want in (("players", players), ("max_turns", max_turns)):
         got = number(one(lines[1 if key == "players" else 2], key), key, 1, checks.MAX_SEED)
         if got != want:
-            raise checks.ArgumentError(f"{what}: it is of a game with {key} {got}, this game has {want}: "
-                                       f"deserialize it with a game of its parameters")
+            raise checks.ArgumentError(
+                f"{what}: it is of a game with {key} {got}, this game has {want}: "
+                f"deserialize it with a game of its parameters"
+            )
     seed_text = one(lines[3], "seed")
     seed = None if seed_text == "none" else number(seed_text, "seed", 0, checks.MAX_SEED)
     history = [number(w, "action", 0, core.NUM_ACTIONS - 1) for w in field(lines[4], "history") if w != ""]
     if len(history) > max_length + 1:
-        raise checks.ArgumentError(f"{what}: {len(history):,} moves, more than a game of these parameters can "
-                                   f"have ({max_length + 1:,})")
+        raise checks.ArgumentError(
+            f"{what}: {len(history):,} moves, more than a game of these parameters can have ({max_length + 1:,})"
+        )
     if (seed is None) != (not history):
-        raise checks.ArgumentError(f"{what}: a seed goes with a dealt game (history starting with the deal, "
-                                   f"{DEAL}), 'none' with an empty history")
+        raise checks.ArgumentError(
+            f"{what}: a seed goes with a dealt game (history starting with the deal, "
+            f"{DEAL}), 'none' with an empty history"
+        )
     resamples, last = [], 1
     for line in lines[5:]:
         words = field(line, "resample")
         if len(words) != 2 + RESAMPLE_WORDS:
-            raise checks.ArgumentError(f"{what}: a resample line holds the move, the player and {RESAMPLE_WORDS} "
-                                       f"seed words, got {line[:60]!r}")
+            raise checks.ArgumentError(
+                f"{what}: a resample line holds the move, the player and {RESAMPLE_WORDS} seed words, got {line[:60]!r}"
+            )
         at = number(words[0], "resample move", last, len(history))
         player = number(words[1], "resample player", 0, players - 1)
         resamples.append((at, player, tuple(number(w, "resample seed word", 0, _WORD_MAX) for w in words[2:])))
@@ -611,5 +633,12 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["GAME_NAME", "AgeOfSummonersGame", "AgeOfSummonersState", "AgeOfSummonersObserver", "game_info",
-           "full_text", "DECISIONS_PER_TURN"]
+__all__ = [
+    "GAME_NAME",
+    "AgeOfSummonersGame",
+    "AgeOfSummonersState",
+    "AgeOfSummonersObserver",
+    "game_info",
+    "full_text",
+    "DECISIONS_PER_TURN",
+]

@@ -27,8 +27,9 @@ import io
 import json
 import os
 import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -88,8 +89,10 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     worker = int(getattr(config, "worker_index", 0))
     set_threads(int(config.get("threads", 1)))
     seed = config.get("seed")
-    opponents = OpponentPool.from_specs(dict(config.get("opponents", {"random": 1.0})),
-                                        seed=None if seed is None else int(seed) + worker * _RUNNER_SEED_STEP)
+    opponents = OpponentPool.from_specs(
+        dict(config.get("opponents", {"random": 1.0})),
+        seed=None if seed is None else int(seed) + worker * _RUNNER_SEED_STEP,
+    )
     kwargs = {k: v for k, v in dict(config).items() if k not in _RUNNER_KEYS}
     kwargs.update(opponents=opponents, mask_in_obs=True)
     if "num_envs" in config:
@@ -108,8 +111,12 @@ def register() -> None:
     register_env(ENV_NAME, env_creator)
 
 
-def update_opponents(env_runner: Any, add: tuple[str, bytes, float, int] | None = None,
-                     remove: tuple[str, ...] = (), weights: Mapping[str, float] | None = None) -> list[str] | None:
+def update_opponents(
+    env_runner: Any,
+    add: tuple[str, bytes, float, int] | None = None,
+    remove: tuple[str, ...] = (),
+    weights: Mapping[str, float] | None = None,
+) -> list[str] | None:
     """Change the opponent pool of an env runner's env (run it with ``foreach_env_runner``).
 
     ``add``: ``(name, bot file bytes, weight, seed)``, a bot (``save_bot``'s format, in memory)
@@ -144,10 +151,14 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     """
 
     def __init__(self, *, observation_space=None, action_space=None, **kwargs) -> None:
-        if not (isinstance(observation_space, gymnasium.spaces.Dict)
-                and set(observation_space.spaces) == {OBS_KEY, MASK_KEY}):
-            raise ValueError(f"MaskedPPOTorchRLModule needs a Dict observation space with the keys {OBS_KEY!r} "
-                             f"and {MASK_KEY!r} (make the env with mask_in_obs=True), got {observation_space}")
+        if not (
+            isinstance(observation_space, gymnasium.spaces.Dict)
+            and set(observation_space.spaces) == {OBS_KEY, MASK_KEY}
+        ):
+            raise ValueError(
+                f"MaskedPPOTorchRLModule needs a Dict observation space with the keys {OBS_KEY!r} "
+                f"and {MASK_KEY!r} (make the env with mask_in_obs=True), got {observation_space}"
+            )
         # the networks are built for the observation alone; the module's space keeps the mask
         super().__init__(observation_space=observation_space[OBS_KEY], action_space=action_space, **kwargs)
         self.observation_space = observation_space
@@ -156,8 +167,10 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     def _split(batch: dict) -> tuple[Any, dict]:
         obs = batch[Columns.OBS]
         if not isinstance(obs, Mapping) or MASK_KEY not in obs:
-            raise ValueError(f"MaskedPPOTorchRLModule: the batch's observations must be dicts with {OBS_KEY!r} "
-                             f"and {MASK_KEY!r}, got {type(obs).__name__}")
+            raise ValueError(
+                f"MaskedPPOTorchRLModule: the batch's observations must be dicts with {OBS_KEY!r} "
+                f"and {MASK_KEY!r}, got {type(obs).__name__}"
+            )
         inner = dict(batch)
         inner[Columns.OBS] = obs[OBS_KEY]
         return obs[MASK_KEY], inner
@@ -186,17 +199,24 @@ def module_spec(net_arch: list[int]):
     """The ``RLModuleSpec``: :class:`MaskedPPOTorchRLModule` with separate policy and value MLPs of
     ``net_arch`` hidden sizes (tanh), each with one linear head: the network of train.py's SB3
     backend, and exactly what the bot format holds."""
-    return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config={
-        "fcnet_hiddens": list(net_arch), "fcnet_activation": ACTIVATION, "vf_share_layers": False,
-        "head_fcnet_hiddens": [],
-    })
+    return RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        model_config={
+            "fcnet_hiddens": list(net_arch),
+            "fcnet_activation": ACTIVATION,
+            "vf_share_layers": False,
+            "head_fcnet_hiddens": [],
+        },
+    )
 
 
 # ---- the bot format -------------------------------------------------------------------------------
 
 #: Where the layers of each network are in the module's state dict: (prefix, body, head).
-_NETWORKS = (("pi", "encoder.actor_encoder.net.mlp.", "pi.net.mlp."),
-             ("vf", "encoder.critic_encoder.net.mlp.", "vf.net.mlp."))
+_NETWORKS = (
+    ("pi", "encoder.actor_encoder.net.mlp.", "pi.net.mlp."),
+    ("vf", "encoder.critic_encoder.net.mlp.", "vf.net.mlp."),
+)
 
 
 def bot_arrays(state: Mapping[str, Any], need_value: bool = True) -> dict[str, np.ndarray]:
@@ -208,7 +228,7 @@ def bot_arrays(state: Mapping[str, Any], need_value: bool = True) -> dict[str, n
     for prefix, body, head in _NETWORKS:
         layers = []
         for part in (body, head):
-            idx = sorted({int(k[len(part):].split(".")[0]) for k in state if k.startswith(part)})
+            idx = sorted({int(k[len(part) :].split(".")[0]) for k in state if k.startswith(part)})
             layers += [(state[f"{part}{i}.weight"], state[f"{part}{i}.bias"]) for i in idx]
         if not layers:
             if prefix == "vf" and not need_value:
@@ -219,8 +239,10 @@ def bot_arrays(state: Mapping[str, Any], need_value: bool = True) -> dict[str, n
             out[f"{prefix}_b{i}"] = np.asarray(_numpy(b), dtype=np.float32).copy()
     last = sum(k.startswith("pi_w") for k in out) - 1
     if out["pi_w0"].shape[0] != core.OBS_DIM or out[f"pi_w{last}"].shape[1] != core.NUM_ACTIONS:
-        raise ValueError(f"bot_arrays: the policy maps {out['pi_w0'].shape[0]} numbers to "
-                         f"{out[f'pi_w{last}'].shape[1]} actions; this env has {core.OBS_DIM} and {core.NUM_ACTIONS}")
+        raise ValueError(
+            f"bot_arrays: the policy maps {out['pi_w0'].shape[0]} numbers to "
+            f"{out[f'pi_w{last}'].shape[1]} actions; this env has {core.OBS_DIM} and {core.NUM_ACTIONS}"
+        )
     return out
 
 
@@ -232,9 +254,15 @@ def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | N
     """A bot file (``agents.bot``'s format) as bytes."""
     FORMAT, FORMAT_VERSION = registry.load("bot_format"), registry.load("bot_format_version")
 
-    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "obs_version": core.OBS_VERSION,
-            "obs_dim": core.OBS_DIM, "num_players": int(num_players), "activation": ACTIVATION,
-            "info": info or {}}
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": int(num_players),
+        "activation": ACTIVATION,
+        "info": info or {},
+    }
     buf = io.BytesIO()
     np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
     return buf.getvalue()
@@ -260,8 +288,7 @@ def bot_from_bytes(data: bytes, deterministic: bool = True, seed: int | None = 0
         os.unlink(name)
 
 
-def bot_agent(arrays: Mapping[str, np.ndarray], num_players: int, deterministic: bool = True,
-              seed: int | None = 0):
+def bot_agent(arrays: Mapping[str, np.ndarray], num_players: int, deterministic: bool = True, seed: int | None = 0):
     """The policy as an ``agents.BotAgent`` (numpy), e.g. for evaluation or as an opponent."""
     return bot_from_bytes(bot_bytes(arrays, num_players), deterministic=deterministic, seed=seed)
 
@@ -269,11 +296,31 @@ def bot_agent(arrays: Mapping[str, np.ndarray], num_players: int, deterministic:
 # ---- the config and the trainer ---------------------------------------------------------------------
 
 
-def ppo_config(*, num_players: int, opponents: Mapping[str, float], num_env_runners: int, envs_per_runner: int,
-               n_steps: int, batch_size: int, n_epochs: int, learning_rate: float, gamma: float, gae_lambda: float,
-               clip_range: float, ent_coef: float, vf_coef: float, max_grad_norm: float, net_arch: list[int],
-               seed: int, threads: int = 1, max_turns: int = core.DEFAULT_MAX_TURNS, shaping: float = 0.0,
-               truncation_reward: float | str | None = None, illegal_action: str = "raise", device: str = "cpu"):
+def ppo_config(
+    *,
+    num_players: int,
+    opponents: Mapping[str, float],
+    num_env_runners: int,
+    envs_per_runner: int,
+    n_steps: int,
+    batch_size: int,
+    n_epochs: int,
+    learning_rate: float,
+    gamma: float,
+    gae_lambda: float,
+    clip_range: float,
+    ent_coef: float,
+    vf_coef: float,
+    max_grad_norm: float,
+    net_arch: list[int],
+    seed: int,
+    threads: int = 1,
+    max_turns: int = core.DEFAULT_MAX_TURNS,
+    shaping: float = 0.0,
+    truncation_reward: float | str | None = None,
+    illegal_action: str = "raise",
+    device: str = "cpu",
+):
     """The ``PPOConfig`` of train.py's options (the names are SB3's; see train.py --help).
 
     Each iteration samples ``n_steps`` steps in each of the ``envs_per_runner`` games of each
@@ -282,20 +329,42 @@ def ppo_config(*, num_players: int, opponents: Mapping[str, float], num_env_runn
     penalty is off (SB3's PPO has none); advantages are normalised over the batch in both.
     """
     runners = max(1, num_env_runners)
-    env_config = {"num_players": num_players, "opponents": dict(opponents), "seed": seed, "threads": threads,
-                  "max_turns": max_turns, "shaping": shaping, "truncation_reward": truncation_reward,
-                  "illegal_action": illegal_action}
+    env_config = {
+        "num_players": num_players,
+        "opponents": dict(opponents),
+        "seed": seed,
+        "threads": threads,
+        "max_turns": max_turns,
+        "shaping": shaping,
+        "truncation_reward": truncation_reward,
+        "illegal_action": illegal_action,
+    }
     config = (
         PPOConfig()
         .environment(ENV_NAME, env_config=env_config)
-        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
-                     gym_env_vectorize_mode="vector_entry_point", rollout_fragment_length=n_steps,
-                     num_cpus_per_env_runner=1, sample_timeout_s=SAMPLE_TIMEOUT_S)
+        .env_runners(
+            num_env_runners=num_env_runners,
+            num_envs_per_env_runner=envs_per_runner,
+            gym_env_vectorize_mode="vector_entry_point",
+            rollout_fragment_length=n_steps,
+            num_cpus_per_env_runner=1,
+            sample_timeout_s=SAMPLE_TIMEOUT_S,
+        )
         .learners(num_learners=0, num_gpus_per_learner=1 if device.startswith("cuda") else 0)
-        .training(train_batch_size_per_learner=n_steps * envs_per_runner * runners, minibatch_size=batch_size,
-                  num_epochs=n_epochs, lr=learning_rate, gamma=gamma, lambda_=gae_lambda, clip_param=clip_range,
-                  entropy_coeff=ent_coef, vf_loss_coeff=vf_coef, grad_clip=max_grad_norm,
-                  grad_clip_by="global_norm", use_kl_loss=False)
+        .training(
+            train_batch_size_per_learner=n_steps * envs_per_runner * runners,
+            minibatch_size=batch_size,
+            num_epochs=n_epochs,
+            lr=learning_rate,
+            gamma=gamma,
+            lambda_=gae_lambda,
+            clip_param=clip_range,
+            entropy_coeff=ent_coef,
+            vf_loss_coeff=vf_coef,
+            grad_clip=max_grad_norm,
+            grad_clip_by="global_norm",
+            use_kl_loss=False,
+        )
         .rl_module(rl_module_spec=module_spec(net_arch))
         .callbacks(on_episode_end=_on_episode_end)
         .debugging(seed=seed, log_level="ERROR")
@@ -360,15 +429,17 @@ class RLlibTrainer:
             sampled = 0  # no runner returned steps this iteration (RLlib reports NaN): nothing counted
         self.timesteps += int(sampled)
         out = {"env_steps": float(sampled)}
-        for key, source, name in (("episode_return_mean", runners, "rollout/ep_rew_mean"),
-                                  ("episode_len_mean", runners, "rollout/ep_len_mean"),
-                                  ("win_rate", runners, "rollout/win_rate"),
-                                  ("outcome", runners, "rollout/outcome"),
-                                  ("policy_loss", learner, "train/policy_loss"),
-                                  ("vf_loss", learner, "train/value_loss"),
-                                  ("entropy", learner, "train/entropy"),
-                                  ("env_runner_sampling_timer", timers, "time/sample_seconds"),
-                                  ("learner_update_timer", timers, "time/learn_seconds")):
+        for key, source, name in (
+            ("episode_return_mean", runners, "rollout/ep_rew_mean"),
+            ("episode_len_mean", runners, "rollout/ep_len_mean"),
+            ("win_rate", runners, "rollout/win_rate"),
+            ("outcome", runners, "rollout/outcome"),
+            ("policy_loss", learner, "train/policy_loss"),
+            ("vf_loss", learner, "train/value_loss"),
+            ("entropy", learner, "train/entropy"),
+            ("env_runner_sampling_timer", timers, "time/sample_seconds"),
+            ("learner_update_timer", timers, "time/learn_seconds"),
+        ):
             value = source.get(key)
             if isinstance(value, (int, float, np.floating)) and np.isfinite(value):
                 out[name] = float(value)
@@ -382,8 +453,12 @@ class RLlibTrainer:
         """The current policy as a numpy ``BotAgent``."""
         return bot_agent(self.arrays(), self.num_players, deterministic=deterministic, seed=seed)
 
-    def update_opponents(self, add: tuple[str, float, int] | None = None, remove: tuple[str, ...] = (),
-                         weights: Mapping[str, float] | None = None) -> None:
+    def update_opponents(
+        self,
+        add: tuple[str, float, int] | None = None,
+        remove: tuple[str, ...] = (),
+        weights: Mapping[str, float] | None = None,
+    ) -> None:
         """Change the opponent pool of every env runner's env; ``add=(name, weight, seed)`` adds a
         frozen snapshot of the current policy (sent as bot bytes, played with numpy)."""
         payload = None

@@ -16,7 +16,8 @@ an illegal action (or, with ``illegal_action="raise"``, stops at the first one).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -49,13 +50,16 @@ class LearnerVecEnv(VecEnv):
             kwargs.setdefault("illegal_action", "raise")
             env = AgeOfSummonersVectorEnv(autoreset_mode=AutoresetMode.SAME_STEP, **kwargs)
         elif kwargs:
-            raise ArgumentError(f"give either env or the arguments to make one, not both (got env and "
-                                f"{', '.join(sorted(kwargs))})")
+            raise ArgumentError(
+                f"give either env or the arguments to make one, not both (got env and {', '.join(sorted(kwargs))})"
+            )
         if not isinstance(env, AgeOfSummonersVectorEnv):
             raise fail("env", "an aos_env.envs.gym.AgeOfSummonersVectorEnv (or None, with its arguments)", env)
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
-            raise ArgumentError(f"env must reset finished games in the same step, as SB3 does "
-                                f"(autoreset_mode=AutoresetMode.SAME_STEP), got {env.autoreset_mode}")
+            raise ArgumentError(
+                f"env must reset finished games in the same step, as SB3 does "
+                f"(autoreset_mode=AutoresetMode.SAME_STEP), got {env.autoreset_mode}"
+            )
         self.venv = env
         self.render_mode = env.render_mode
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
@@ -90,10 +94,14 @@ class LearnerVecEnv(VecEnv):
                     "terminal_observation": final_obs[i],
                     "TimeLimit.truncated": bool(truncated[i] and not terminated[i]),
                     "episode": {"r": float(final["outcome"][i]), "l": int(final["length"][i])},
-                    "win": bool(final["win"][i]), "is_success": bool(final["win"][i]),
-                    "score": int(final["score"][i]), "margin": int(final["margin"][i]),
-                    "truncated": bool(truncated[i]), "seat": int(final["seat"][i]),
-                    "opponents": final["opponents"][i], "illegal_action": bool(final["illegal_action"][i]),
+                    "win": bool(final["win"][i]),
+                    "is_success": bool(final["win"][i]),
+                    "score": int(final["score"][i]),
+                    "margin": int(final["margin"][i]),
+                    "truncated": bool(truncated[i]),
+                    "seat": int(final["seat"][i]),
+                    "opponents": final["opponents"][i],
+                    "illegal_action": bool(final["illegal_action"][i]),
                 }
         return obs, rewards, dones, out
 
@@ -166,8 +174,14 @@ class _MaskedModel:
     def __init__(self, model: Any) -> None:
         self.model = model
 
-    def predict(self, observation, state=None, episode_start=None, deterministic: bool = False,
-                action_masks: np.ndarray | None = None):
+    def predict(
+        self,
+        observation,
+        state=None,
+        episode_start=None,
+        deterministic: bool = False,
+        action_masks: np.ndarray | None = None,
+    ):
         import torch
 
         policy = self.model.policy
@@ -197,11 +211,17 @@ def _masked_model(model: Any) -> Any:
     if callable(predict) and "action_masks" in inspect.signature(predict).parameters:
         return model
     policy = getattr(model, "policy", None)
-    if policy is not None and (hasattr(policy, "q_net") or hasattr(policy, "get_distribution")) \
-            and isinstance(getattr(model, "action_space", None), gymnasium.spaces.Discrete):
+    if (
+        policy is not None
+        and (hasattr(policy, "q_net") or hasattr(policy, "get_distribution"))
+        and isinstance(getattr(model, "action_space", None), gymnasium.spaces.Discrete)
+    ):
         return _MaskedModel(model)
-    raise fail("model", "an SB3 model for this env: sb3_contrib.MaskablePPO, or PPO, A2C or DQN (their logits or "
-               "Q-values are masked)", model)
+    raise fail(
+        "model",
+        "an SB3 model for this env: sb3_contrib.MaskablePPO, or PPO, A2C or DQN (their logits or Q-values are masked)",
+        model,
+    )
 
 
 def _masked_env(env: Any) -> VecEnv:
@@ -215,12 +235,20 @@ def _masked_env(env: Any) -> VecEnv:
         try:
             env.get_wrapper_attr("action_masks")
         except AttributeError:
-            raise fail("env", "an env with action_masks(): gymnasium.make('aos_env/AgeOfSummoners-v1', ...), "
-                       "a LearnerVecEnv or an SB3 VecEnv of them", env) from None
+            raise fail(
+                "env",
+                "an env with action_masks(): gymnasium.make('aos_env/AgeOfSummoners-v1', ...), "
+                "a LearnerVecEnv or an SB3 VecEnv of them",
+                env,
+            ) from None
         return DummyVecEnv([lambda: Monitor(env)])
     if not isinstance(env, VecEnv):
-        raise fail("env", "gymnasium.make('aos_env/AgeOfSummoners-v1', ...), a LearnerVecEnv, an "
-                   "AgeOfSummonersVectorEnv (SAME_STEP) or an SB3 VecEnv with action_masks()", env)
+        raise fail(
+            "env",
+            "gymnasium.make('aos_env/AgeOfSummoners-v1', ...), a LearnerVecEnv, an "
+            "AgeOfSummonersVectorEnv (SAME_STEP) or an SB3 VecEnv with action_masks()",
+            env,
+        )
     if not env.has_attr("action_masks"):
         raise fail("env", "a VecEnv whose envs have action_masks() (LearnerVecEnv has)", env)
     if is_vecenv_wrapped(env, VecMonitor) or env.env_is_wrapped(Monitor)[0]:
@@ -256,6 +284,15 @@ def evaluate_policy(
     return_episode_rewards = check_bool("return_episode_rewards", return_episode_rewards)
     predictor = _masked_model(model)
     venv = _masked_env(env)
-    return maskable_evaluate_policy(predictor, venv, n_eval_episodes=n_eval_episodes, deterministic=deterministic,
-                                    render=render, callback=callback, reward_threshold=reward_threshold,
-                                    return_episode_rewards=return_episode_rewards, warn=False, use_masking=True)
+    return maskable_evaluate_policy(
+        predictor,
+        venv,
+        n_eval_episodes=n_eval_episodes,
+        deterministic=deterministic,
+        render=render,
+        callback=callback,
+        reward_threshold=reward_threshold,
+        return_episode_rewards=return_episode_rewards,
+        warn=False,
+        use_masking=True,
+    )

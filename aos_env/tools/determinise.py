@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import checks
 from .. import core
+from ..base import checks
 
 
 def _check(state, rng) -> None:

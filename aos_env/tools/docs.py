@@ -12,13 +12,30 @@ import argparse
 from pathlib import Path
 
 from ..core.cards import (
-    BONUS_FIELDS, COLOURS, ICONS, MAX_COPIES, MAX_COST_SYMBOLS, MAX_PER_COPY, SCORE_SOURCES, TOTAL_CARDS, CardSet,
-    bonus_row, load_cards,
+    BONUS_FIELDS,
+    COLOURS,
+    ICONS,
+    MAX_COPIES,
+    MAX_COST_SYMBOLS,
+    MAX_PER_COPY,
+    SCORE_SOURCES,
+    TOTAL_CARDS,
+    CardSet,
+    bonus_row,
+    load_cards,
 )
 from ..core.constants import DEFAULT_MAX_TURNS, MAX_PLAYERS
 from ..core.obs_layout import (
-    BOUND_SOURCES, GLOBAL_DIM, GLOBAL_LAYOUT, OBS_DIM, SEAT_DIM, SEAT_LAYOUT, layout_slices, observation_bounds,
-    raw_bounds, vp_per_turn,
+    BOUND_SOURCES,
+    GLOBAL_DIM,
+    GLOBAL_LAYOUT,
+    OBS_DIM,
+    SEAT_DIM,
+    SEAT_LAYOUT,
+    layout_slices,
+    observation_bounds,
+    raw_bounds,
+    vp_per_turn,
 )
 
 
@@ -72,10 +89,11 @@ def cards_markdown(cards: CardSet | None = None) -> str:
         + ". `flips` works only for Research, `steal` only for Conquest, `vp_per_gift` only for"
         " Inquisition. Faith and VP bonuses of an action are gained before its choices; cards and"
         " stones are drawn with the action's own draws.",
-        "- Game-end scoring (`timing = \"game_end\"`): `{ score_per = <source>, vp = n }` with source one"
+        '- Game-end scoring (`timing = "game_end"`): `{ score_per = <source>, vp = n }` with source one'
         " of " + ", ".join(f"`{s}`" for s in SCORE_SOURCES) + " (`icon_set`: full sets of the five icons).",
         "- Special abilities: `{ special = <name> }`, each with its required timing: "
-        + ", ".join(f"`{n}`" for n in sorted(cards.special)) + ".",
+        + ", ".join(f"`{n}`" for n in sorted(cards.special))
+        + ".",
         "",
         "## Bounds on the numbers",
         "",
@@ -156,8 +174,10 @@ def observation_markdown() -> str:
 
 def _layout_rows(layout) -> list[str]:
     slices = layout_slices(layout)
-    return [f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} | {_bound_text(name)} |"
-            for name, n, _scale, meaning in layout]
+    return [
+        f"| {slices[name].start}:{slices[name].stop} | `{name}` | {n} | {meaning} | {_bound_text(name)} |"
+        for name, n, _scale, meaning in layout
+    ]
 
 
 def _numbers(values) -> str:
@@ -187,15 +207,37 @@ def table_position():
     from .. import core
     from .positions import position
 
-    state = position(3, players=[
-        {"hand": ["Sphinx", "Unicorn", "Angel", "Imp"], "mana": ["Golem", "Golem", "Salamander", "Undine"],
-         "head": "Seraph", "stones": ["Fairy", "Dryad"], "spirits": ["Giant", "Gargoyle", "Pegasus"], "vp": 14,
-         "faith": 5},
-        {"hand": ["Golem", "Homunculus", "Valkyrie", "Succubus", "Dryad"], "mana": ["Belial", "Cerberus", "Salamander"],
-         "head": "Treant", "spirits": ["Baal", "Imp", "Imp", "Ifrit", "Will-o'-wisp"], "vp": 9, "faith": 2},
-        {"hand": ["Angel", "Pegasus", "Chimera"], "mana": ["Fairy", "Leprechaun", "Angel"],
-         "spirits": ["Titania", "Treant", "Dryad", "Fairy", "Unicorn", "Seraph"], "vp": 11, "faith": 7},
-    ], deck=["Phoenix", "Cerberus"], turn=37)
+    state = position(
+        3,
+        players=[
+            {
+                "hand": ["Sphinx", "Unicorn", "Angel", "Imp"],
+                "mana": ["Golem", "Golem", "Salamander", "Undine"],
+                "head": "Seraph",
+                "stones": ["Fairy", "Dryad"],
+                "spirits": ["Giant", "Gargoyle", "Pegasus"],
+                "vp": 14,
+                "faith": 5,
+            },
+            {
+                "hand": ["Golem", "Homunculus", "Valkyrie", "Succubus", "Dryad"],
+                "mana": ["Belial", "Cerberus", "Salamander"],
+                "head": "Treant",
+                "spirits": ["Baal", "Imp", "Imp", "Ifrit", "Will-o'-wisp"],
+                "vp": 9,
+                "faith": 2,
+            },
+            {
+                "hand": ["Angel", "Pegasus", "Chimera"],
+                "mana": ["Fairy", "Leprechaun", "Angel"],
+                "spirits": ["Titania", "Treant", "Dryad", "Fairy", "Unicorn", "Seraph"],
+                "vp": 11,
+                "faith": 7,
+            },
+        ],
+        deck=["Phoenix", "Cerberus"],
+        turn=37,
+    )
     # Unicorn (5) on the head Seraph (5): command number 10, Pilgrimage; take VP = faith; then draw two
     for action in (state.cards.kind("Unicorn"), core.ACT, core.OPTION_A):
         state = core.step(state, [action])
@@ -211,7 +253,8 @@ def table_svg() -> str:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
-        description="Write docs/cards.md, docs/observation.md and docs/table.svg from the code and data.")
+        description="Write docs/cards.md, docs/observation.md and docs/table.svg from the code and data."
+    )
     parser.add_argument("--out", default="docs", help="folder to write the pages into (default: docs)")
     parser.add_argument("--card-file", default=None, help="card file to document (default: the shipped one)")
     args = parser.parse_args(argv)

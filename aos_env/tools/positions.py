@@ -22,16 +22,16 @@ is allowed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Sequence, Union
+from collections.abc import Mapping, Sequence
+from typing import Any, Union
 
 import numpy as np
 
 from .. import core
-from ..core.cards import CardSet, load_cards
 from ..base.checks import ArgumentError, check_batch_memory, check_int, check_seeds, check_sequence, fail, is_int
 from ..core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from ..core.api import MAX_MAX_TURNS, MAX_VP, last_turn_of, turn_limit
+from ..core.cards import CardSet, load_cards
 from ..core.constants import FAITH_CAP, INITIAL_FAITH, MAX_PLAYERS, MIN_PLAYERS
 
 CardRef = Union[str, int]
@@ -71,8 +71,9 @@ def _player(cards: CardSet, p: int, spec: Any) -> dict[str, Any]:
         raise fail(where, f"a dict with keys among {', '.join(PLAYER_KEYS)}", spec)
     unknown = [k for k in spec if k not in PLAYER_KEYS]
     if unknown:
-        raise ArgumentError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
-                            f"{', '.join(PLAYER_KEYS)}")
+        raise ArgumentError(
+            f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(PLAYER_KEYS)}"
+        )
     out = {name: _counts(cards, spec.get(name, ()), f"{where}.{name}") for name in _ZONES}
     head = spec.get("head")
     out["head"] = -1 if head is None else _kind(cards, head, f"{where}.head")
@@ -126,8 +127,9 @@ def position(
     turn = check_int("turn", turn, 0, int(turn_limit(declarer >= 0, max_turns, P)))
     if declarer < 0:
         if last_turn is not None:
-            raise ArgumentError(f"last_turn is only for a declared game (declarer >= 0), got last_turn={last_turn!r}"
-                                " with declarer=-1")
+            raise ArgumentError(
+                f"last_turn is only for a declared game (declarer >= 0), got last_turn={last_turn!r} with declarer=-1"
+            )
         final = 0
     else:
         final = last_turn_of(turn, active, declarer, P)

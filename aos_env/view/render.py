@@ -10,17 +10,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.cards import ACTIONS, MANA_NAMES, cost_symbols
 from ..core import ACTION_NAMES, Phase, final_scores
+from ..core.cards import ACTIONS, MANA_NAMES, cost_symbols
 from ..core.constants import (
-    ACT, MANA_0, NO, NUM_ACTIONS, OPTION_A, PEGASUS_FAITH, STONE, TARGET_1, YES, game_action_of_number,
+    ACT,
+    MANA_0,
+    NO,
+    NUM_ACTIONS,
+    OPTION_A,
+    PEGASUS_FAITH,
+    STONE,
+    TARGET_1,
+    YES,
+    game_action_of_number,
 )
 from ..core.phases import PHASES
 from ..core.state import State
 
 #: What each decision asks, in words (from the phase table).
-QUESTIONS = {p: (info.question or "The game is over") for p, info in PHASES.items()
-             if info.decision or p == Phase.GAME_OVER}
+QUESTIONS = {
+    p: (info.question or "The game is over") for p, info in PHASES.items() if info.decision or p == Phase.GAME_OVER
+}
 
 
 def compared_faith(state: State, b: int) -> np.ndarray:

@@ -50,17 +50,18 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence, TextIO
+from typing import TextIO
 
 import numpy as np
 
 from .. import core
-from ..core.cards import CardSet, load_cards
 from ..base.checks import MAX_SEED, ArgumentError, check_output_file, check_output_folder, int_arg, is_int
-from ..core.api import MAX_MAX_TURNS
 from ..base.files import write_text
+from ..core.api import MAX_MAX_TURNS
+from ..core.cards import CardSet, load_cards
 from .render import agent_name, describe_action, render_text
 
 FORMAT = "aos-replay"
@@ -78,8 +79,18 @@ _PATH_SHOWN = 300
 
 #: The CardSet tables a card hash covers: everything the engine plays by, and the names it shows.
 _HASHED_TEXT = ("ids", "names", "timings")
-_HASHED_ARRAYS = ("colour", "copies", "cost", "cost_any", "icons", "points", "optional",
-                  "action_bonus", "summon_bonus", "score")
+_HASHED_ARRAYS = (
+    "colour",
+    "copies",
+    "cost",
+    "cost_any",
+    "icons",
+    "points",
+    "optional",
+    "action_bonus",
+    "summon_bonus",
+    "score",
+)
 
 
 class ReplayError(ValueError):
@@ -89,13 +100,14 @@ class ReplayError(ValueError):
 def _short(value, limit: int = 80) -> str:
     """A value as a message shows it: its repr, cut to ``limit`` characters."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _is_hash(text: str) -> bool:
-    digits = text[len(_HASH_PREFIX):]
-    return (text.startswith(_HASH_PREFIX) and len(digits) == _HASH_DIGITS
-            and all(c in "0123456789abcdef" for c in digits))
+    digits = text[len(_HASH_PREFIX) :]
+    return (
+        text.startswith(_HASH_PREFIX) and len(digits) == _HASH_DIGITS and all(c in "0123456789abcdef" for c in digits)
+    )
 
 
 def _result_problem(result, num_players: int) -> str | None:
@@ -137,9 +149,14 @@ def result_of(state: core.State, b: int = 0) -> dict:
     """The outcome of game ``b`` as a replay stores it (``finished`` False for a game still going)."""
     finished = bool(state.terminated[b] or state.truncated[b])
     winner = int(np.argmax(state.rewards[b])) if state.terminated[b] else None
-    return {"finished": finished, "terminated": bool(state.terminated[b]), "truncated": bool(state.truncated[b]),
-            "final_scores": [int(s) for s in core.final_scores(state)[b]], "winner": winner,
-            "turns": int(state.turn[b])}
+    return {
+        "finished": finished,
+        "terminated": bool(state.terminated[b]),
+        "truncated": bool(state.truncated[b]),
+        "final_scores": [int(s) for s in core.final_scores(state)[b]],
+        "winner": winner,
+        "turns": int(state.turn[b]),
+    }
 
 
 def _now() -> str:
@@ -163,17 +180,30 @@ class Replay:
     # -- building ---------------------------------------------------------------
 
     @classmethod
-    def start(cls, seed: int, num_players: int, max_turns: int = core.DEFAULT_MAX_TURNS,
-              players: Sequence[str] | None = None, cards: CardSet | None = None,
-              card_file: str | None = None, **meta) -> "Replay":
+    def start(
+        cls,
+        seed: int,
+        num_players: int,
+        max_turns: int = core.DEFAULT_MAX_TURNS,
+        players: Sequence[str] | None = None,
+        cards: CardSet | None = None,
+        card_file: str | None = None,
+        **meta,
+    ) -> Replay:
         """An empty replay for the game ``core.init(1, num_players, seed=seed, ...)``."""
         cards = cards or load_cards(card_file)
         players = list(players) if players is not None else [agent_name(p) for p in range(num_players)]
         if len(players) != num_players:
             raise ValueError(f"players: expected {num_players} names (one per seat), got {len(players)}")
-        return cls(seed=int(seed), num_players=int(num_players), max_turns=int(max_turns), players=players,
-                   card_hash=card_hash(cards), card_file=None if card_file is None else str(card_file),
-                   meta={"created": _now(), **meta})
+        return cls(
+            seed=int(seed),
+            num_players=int(num_players),
+            max_turns=int(max_turns),
+            players=players,
+            card_hash=card_hash(cards),
+            card_file=None if card_file is None else str(card_file),
+            meta={"created": _now(), **meta},
+        )
 
     def record(self, player: int, action: int) -> None:
         self.actions.append((int(player), int(action)))
@@ -186,16 +216,19 @@ class Replay:
 
     def to_dict(self) -> dict:
         return {
-            "format": FORMAT, "version": VERSION,
+            "format": FORMAT,
+            "version": VERSION,
             "env": {"num_players": self.num_players, "max_turns": self.max_turns},
             "cards": {"hash": self.card_hash, "file": self.card_file},
-            "seed": self.seed, "players": list(self.players),
+            "seed": self.seed,
+            "players": list(self.players),
             "actions": [[p, a] for p, a in self.actions],
-            "result": self.result, "meta": dict(self.meta),
+            "result": self.result,
+            "meta": dict(self.meta),
         }
 
     @classmethod
-    def from_dict(cls, data, source: str = "<replay>") -> "Replay":
+    def from_dict(cls, data, source: str = "<replay>") -> Replay:
         """Check a parsed replay file and build the Replay (ReplayError names what is wrong).
 
         Every field is checked, type and range, before the Replay is built; ``cards.file``
@@ -211,8 +244,13 @@ class Replay:
         version = data.get("version")
         if not is_int(version) or version != VERSION:
             raise fail(f"replay version {_short(version)} is not supported (this aos_env reads version {VERSION})")
-        for name, typ, what in (("env", dict, "object"), ("cards", dict, "object"), ("seed", int, "int"),
-                                ("players", list, "list"), ("actions", list, "list")):
+        for name, typ, what in (
+            ("env", dict, "object"),
+            ("cards", dict, "object"),
+            ("seed", int, "int"),
+            ("players", list, "list"),
+            ("actions", list, "list"),
+        ):
             value = data.get(name)
             if not isinstance(value, typ) or isinstance(value, bool):
                 raise fail(f"field {name!r} must be a JSON {what}, got {_short(value)}")
@@ -239,8 +277,9 @@ class Replay:
         for i, item in enumerate(data["actions"]):
             ok = isinstance(item, list) and len(item) == 2 and all(is_int(v) for v in item)
             if not ok or not 0 <= item[0] < P or not 0 <= item[1] < core.NUM_ACTIONS:
-                raise fail(f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], "
-                           f"got {_short(item)}")
+                raise fail(
+                    f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], got {_short(item)}"
+                )
             actions.append((item[0], item[1]))
         result = data.get("result")
         if result is not None:
@@ -250,8 +289,17 @@ class Replay:
         meta = data.get("meta")
         if meta is not None and not isinstance(meta, dict):
             raise fail(f"field 'meta' must be a JSON object or null, got {_short(meta)}")
-        return cls(seed=seed, num_players=P, max_turns=max_turns, players=list(players),
-                   card_hash=h, actions=actions, card_file=card_file, result=result, meta=dict(meta or {}))
+        return cls(
+            seed=seed,
+            num_players=P,
+            max_turns=max_turns,
+            players=list(players),
+            card_hash=h,
+            actions=actions,
+            card_file=card_file,
+            result=result,
+            meta=dict(meta or {}),
+        )
 
     def save(self, path: str | Path) -> Path:
         """Write the replay as JSON (the folders are made if needed; atomically: a failed write
@@ -259,7 +307,7 @@ class Replay:
         return write_text(path, json.dumps(self.to_dict(), separators=(",", ":")) + "\n")
 
     @classmethod
-    def load(cls, path: str | Path) -> "Replay":
+    def load(cls, path: str | Path) -> Replay:
         """Read and check a replay file: FileNotFoundError if there is none, ReplayError for a file
         that cannot be read or is not a valid replay (both name the file)."""
         path = Path(path)
@@ -270,8 +318,9 @@ class Replay:
         try:
             size = path.stat().st_size
             if size > MAX_REPLAY_BYTES:
-                raise ReplayError(f"{path}: not a replay: {size:,} bytes, over the {MAX_REPLAY_BYTES:,} a replay "
-                                  "may have")
+                raise ReplayError(
+                    f"{path}: not a replay: {size:,} bytes, over the {MAX_REPLAY_BYTES:,} a replay may have"
+                )
             data = json.loads(path.read_bytes().decode("utf-8"))
         except OSError as e:
             raise ReplayError(f"{path}: cannot read the replay: {e.strerror or e}") from None
@@ -294,12 +343,16 @@ class Replay:
                 raise ReplayError(f"cannot use the card file {str(card_file)!r}: {e}") from None
         got = card_hash(cards)
         if got != self.card_hash:
-            recorded = (f"the card file {_short(self.card_file, _PATH_SHOWN)}" if self.card_file is not None
-                        else "the shipped card set or another card file")
+            recorded = (
+                f"the card file {_short(self.card_file, _PATH_SHOWN)}"
+                if self.card_file is not None
+                else "the shipped card set or another card file"
+            )
             raise ReplayError(
                 f"card set mismatch: the replay was recorded with cards {self.card_hash} ({recorded}), but "
                 f"the card set loaded ({cards.source or 'given'}) has {got}; replay it with the card file it was "
-                f"recorded with (--card-file FILE / card_file=...), if you trust that file")
+                f"recorded with (--card-file FILE / card_file=...), if you trust that file"
+            )
         return cards
 
     def states(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> Iterator[core.State]:
@@ -313,22 +366,27 @@ class Replay:
         yield state.copy()
         for i, (p, a) in enumerate(self.actions):
             if state.terminated[0] or state.truncated[0]:
-                raise ReplayError(f"action {i} ({p}, {a}): the game was already over; the replay does not "
-                                  f"reproduce (another engine version or card set?)")
+                raise ReplayError(
+                    f"action {i} ({p}, {a}): the game was already over; the replay does not "
+                    f"reproduce (another engine version or card set?)"
+                )
             if p != int(state.current_player[0]) or not state.legal_action_mask[0, a]:
                 raise ReplayError(
                     f"action {i}: recorded {agent_name(p)} playing {core.ACTION_NAMES[a]}, but the engine asks "
                     f"{agent_name(int(state.current_player[0]))} (legal: "
                     f"{', '.join(core.ACTION_NAMES[j] for j in np.flatnonzero(state.legal_action_mask[0]))}); "
-                    f"the replay does not reproduce")
+                    f"the replay does not reproduce"
+                )
             state = core.step(state, np.array([a]))
             yield state.copy()
         if self.result is not None:
             got = result_of(state)
             differ = [k for k in got if k in self.result and self.result[k] != got[k]]
             if differ:
-                raise ReplayError(f"the replayed game ends with {got}, but the replay recorded {self.result} "
-                                  f"(differs in {', '.join(differ)})")
+                raise ReplayError(
+                    f"the replayed game ends with {got}, but the replay recorded {self.result} "
+                    f"(differs in {', '.join(differ)})"
+                )
 
     def final_state(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> core.State:
         """The position after the last action (the whole game replayed and checked)."""
@@ -364,8 +422,9 @@ def check_replay_folder(name: str, folder: str | Path) -> Path:
         with tempfile.NamedTemporaryFile(dir=folder, prefix=".aos-write-probe-"):
             pass
     except OSError as e:
-        raise ArgumentError(f"{name} must be a folder replays can be written to, got {str(folder)!r} "
-                            f"({e.strerror or e})") from None
+        raise ArgumentError(
+            f"{name} must be a folder replays can be written to, got {str(folder)!r} ({e.strerror or e})"
+        ) from None
     return folder
 
 
@@ -379,8 +438,10 @@ def load_replay(path: str | Path) -> Replay:
 
 def summary_line(replay: Replay) -> str:
     seats = ", ".join(replay.player_label(p) for p in range(replay.num_players))
-    return (f"Age of Summoners replay: seed {replay.seed}, {replay.num_players} players ({seats}), "
-            f"turn limit {replay.max_turns}, {len(replay.actions)} decisions, cards {replay.card_hash[:19]}…")
+    return (
+        f"Age of Summoners replay: seed {replay.seed}, {replay.num_players} players ({seats}), "
+        f"turn limit {replay.max_turns}, {len(replay.actions)} decisions, cards {replay.card_hash[:19]}…"
+    )
 
 
 def result_line(state: core.State, replay: Replay) -> str:
@@ -395,8 +456,10 @@ def result_line(state: core.State, replay: Replay) -> str:
 
 def moves(replay: Replay, states: list[core.State]) -> list[tuple[int, str, str]]:
     """(turn, who, what) for each action: (3, "player_1 (greedy)", "summon Sphinx (AS018)")."""
-    return [(int(states[i].turn[0]) + 1, replay.player_label(p), describe_action(states[i], 0, a))
-            for i, (p, a) in enumerate(replay.actions)]
+    return [
+        (int(states[i].turn[0]) + 1, replay.player_label(p), describe_action(states[i], 0, a))
+        for i, (p, a) in enumerate(replay.actions)
+    ]
 
 
 def move_lines(replay: Replay, states: list[core.State]) -> list[str]:
@@ -415,8 +478,9 @@ def to_html(replay: Replay, states: list[core.State] | None = None, seat: int | 
     states = states if states is not None else list(replay.states())
     views = [render_svg(state, 0, _view_seat(replay, i, seat)) for i, state in enumerate(states)]
     done = moves(replay, states)
-    captions = [f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}"
-                for i, (turn, who, what) in enumerate(done)]
+    captions = [
+        f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}" for i, (turn, who, what) in enumerate(done)
+    ]
     captions.append(result_line(states[-1], replay))
     items = [f"turn {turn}, {who}: {what}" for turn, who, what in done]  # the list numbers them
     return _page(summary_line(replay).split(": ", 1)[1], views, captions, items)
@@ -437,11 +501,14 @@ def _esc(text: str) -> str:
 
 def _page(title: str, views: list[str], captions: list[str], moves: list[str]) -> str:
     positions = "\n".join(f'<div class="pos" id="pos{i}" hidden>{svg}</div>' for i, svg in enumerate(views))
-    items = "\n".join(f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
-                      for i, m in enumerate(moves))
+    items = "\n".join(
+        f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
+        for i, m in enumerate(moves)
+    )
     data = json.dumps(captions).replace("<", "\\u003c")  # no "</script>" or "<!--" in the script's text
-    page = _HTML.format(title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1,
-                        csp=_CSP_MARK)
+    page = _HTML.format(
+        title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1, csp=_CSP_MARK
+    )
     return page.replace(_CSP_MARK, _esc(page_policy(page)), 1)
 
 
@@ -462,8 +529,13 @@ def page_policy(page: str, *, server: bool = False) -> str:
     own inline script and style (by hash), so text from a replay or a request can never run as code.
     ``server``: the policy of the play page as an HTTP header (it may also call its own API, and no
     other site may frame it); without, the policy a saved page carries in a ``<meta>`` tag."""
-    parts = ["default-src 'none'", f"script-src {_inline_hash(page, 'script')}",
-             f"style-src {_inline_hash(page, 'style')}", "base-uri 'none'", "form-action 'none'"]
+    parts = [
+        "default-src 'none'",
+        f"script-src {_inline_hash(page, 'script')}",
+        f"style-src {_inline_hash(page, 'style')}",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
     if server:
         parts += ["connect-src 'self'", "frame-ancestors 'none'"]
     return "; ".join(parts)
@@ -580,18 +652,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("file", type=Path, help="the replay file (JSON)")
     mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--step", action="store_true",
-                      help="show the table before each action and wait for Enter (q then Enter quits)")
-    mode.add_argument("--html", type=Path, metavar="OUT",
-                      help="write one self-contained HTML page that steps through every position "
-                      "(buttons and arrow keys) to OUT; an existing OUT is refused unless --overwrite is given, "
-                      "and OUT may never be the replay file itself")
+    mode.add_argument(
+        "--step", action="store_true", help="show the table before each action and wait for Enter (q then Enter quits)"
+    )
+    mode.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write one self-contained HTML page that steps through every position "
+        "(buttons and arrow keys) to OUT; an existing OUT is refused unless --overwrite is given, "
+        "and OUT may never be the replay file itself",
+    )
     p.add_argument("--overwrite", action="store_true", help="with --html: replace OUT if it already exists")
-    p.add_argument("--seat", type=int_arg(0), default=None,
-                   help="show hands from this seat (0..players-1); default: the player who chooses at each position")
-    p.add_argument("--card-file", type=Path, default=None,
-                   help="the card file the replay was recorded with, if not the shipped one (its card hash must "
-                   "match; the file a replay names is only read when given here)")
+    p.add_argument(
+        "--seat",
+        type=int_arg(0),
+        default=None,
+        help="show hands from this seat (0..players-1); default: the player who chooses at each position",
+    )
+    p.add_argument(
+        "--card-file",
+        type=Path,
+        default=None,
+        help="the card file the replay was recorded with, if not the shipped one (its card hash must "
+        "match; the file a replay names is only read when given here)",
+    )
     return p
 
 
@@ -608,8 +693,10 @@ def html_output_problem(out: Path, inputs: Sequence[Path], overwrite: bool) -> s
             return f"{str(out)!r} is a device or another special file, not a file a page can be written to"
         for source in inputs:
             if source.exists() and os.path.samefile(out, source):
-                return (f"{str(out)!r} is a file being read ({source}): writing the page there would destroy it; "
-                        "choose another name")
+                return (
+                    f"{str(out)!r} is a file being read ({source}): writing the page there would destroy it; "
+                    "choose another name"
+                )
     if os.path.lexists(out) and not overwrite:
         return f"{str(out)!r} already exists: give --overwrite to replace it, or choose another name"
     folder = out.parent
@@ -633,8 +720,10 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     except (FileNotFoundError, ReplayError) as e:
         parser.error(str(e))
     if args.seat is not None and not 0 <= args.seat < replay.num_players:
-        parser.error(f"--seat must be between 0 and {replay.num_players - 1} for this {replay.num_players}-player "
-                     f"replay, got {args.seat}")
+        parser.error(
+            f"--seat must be between 0 and {replay.num_players - 1} for this {replay.num_players}-player "
+            f"replay, got {args.seat}"
+        )
     if args.card_file is not None and not args.card_file.is_file():
         parser.error(f"--card-file: {'not a file' if args.card_file.exists() else 'no such file'}: {args.card_file}")
     if args.html is not None:
@@ -651,8 +740,9 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
         try:
             write_text(args.html, to_html(replay, states, args.seat))
         except OSError as e:
-            parser.error(f"argument --html: cannot write {args.html} ({e.strerror or e}); any file there is "
-                         "left as it was")
+            parser.error(
+                f"argument --html: cannot write {args.html} ({e.strerror or e}); any file there is left as it was"
+            )
         print(f"wrote {args.html} ({len(states)} positions); open it in a browser", file=out)
         return 0
     try:

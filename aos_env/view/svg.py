@@ -25,8 +25,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from ..core.cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
 from ..core import Phase, State, final_scores
+from ..core.cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
 from .render import QUESTIONS, agent_name
 
 # ---- look ---------------------------------------------------------------------
@@ -65,7 +65,7 @@ ICON_PATHS = {
     "axe": "M5.3 0.5h1.4v11.5H5.3z M6.7 2.6L10 0.6C11.8 2.4 11.8 6.6 10 8.4L6.7 6.4z",
     "staff": "M5.3 4h1.4v8H5.3z M6 0.4a2.3 2.3 0 1 1 0 4.6a2.3 2.3 0 1 1 0-4.6z",
     "sword": "M5.2 0.4h1.6l0.2 7.2H5z M2.4 7.6h7.2V9H2.4z M5.4 9h1.2v2.2H5.4z "
-             "M6 10.8a0.9 0.9 0 1 1 0 1.2a0.9 0.9 0 1 1 0-1.2z",
+    "M6 10.8a0.9 0.9 0 1 1 0 1.2a0.9 0.9 0 1 1 0-1.2z",
     "shield": "M6 0.5L11 2.2C11 7 9.6 10 6 11.8C2.4 10 1 7 1 2.2z",
     "armour": "M1 2.6L4 1C4.6 2.6 7.4 2.6 8 1L11 2.6L10 5.3L9 4.9V11.5H3V4.9L2 5.3z",
 }
@@ -92,8 +92,16 @@ def _attr(value) -> str:
     return escape(str(value), {'"': "&quot;"})
 
 
-def _text(x: float, y: float, text: str, size: float = 13, fill: str = TEXT, weight: str = "normal",
-          anchor: str = "start", italic: bool = False) -> str:
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    size: float = 13,
+    fill: str = TEXT,
+    weight: str = "normal",
+    anchor: str = "start",
+    italic: bool = False,
+) -> str:
     attrs = f'x="{x:g}" y="{y:g}" font-size="{size:g}"'
     if fill != TEXT:  # the defaults are set once on the <svg> element (the pictures are large enough)
         attrs += f' fill="{fill}"'
@@ -106,10 +114,21 @@ def _text(x: float, y: float, text: str, size: float = 13, fill: str = TEXT, wei
     return f"<text {attrs}>{escape(text)}</text>"
 
 
-def _rect(x: float, y: float, w: float, h: float, fill: str, stroke: str = "none", sw: float = 1,
-          rx: float = 4, title: str | None = None) -> str:
-    shape = (f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" fill="{fill}" '
-             f'stroke="{stroke}" stroke-width="{sw:g}"')
+def _rect(
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    fill: str,
+    stroke: str = "none",
+    sw: float = 1,
+    rx: float = 4,
+    title: str | None = None,
+) -> str:
+    shape = (
+        f'<rect x="{x:g}" y="{y:g}" width="{w:g}" height="{h:g}" rx="{rx:g}" fill="{fill}" '
+        f'stroke="{stroke}" stroke-width="{sw:g}"'
+    )
     if title is None:
         return shape + "/>"
     return shape + f"><title>{escape(title)}</title></rect>"
@@ -152,8 +171,10 @@ def _wrap(text: str, width: float, size: float) -> list[str]:
 
 
 def _icon(x: float, y: float, icon: str, fill: str, scale: float = 1.0) -> str:
-    return (f'<path transform="translate({x:g},{y:g}) scale({scale:g})" d="{ICON_PATHS[icon]}" fill="{fill}">'
-            f"<title>{icon}</title></path>")
+    return (
+        f'<path transform="translate({x:g},{y:g}) scale({scale:g})" d="{ICON_PATHS[icon]}" fill="{fill}">'
+        f"<title>{icon}</title></path>"
+    )
 
 
 def _icons_and_points(state: State, k: int, x: float, y: float, ink: str, right: float) -> list[str]:
@@ -165,8 +186,10 @@ def _icons_and_points(state: State, k: int, x: float, y: float, ink: str, right:
             out.append(_icon(x, y - 1, icon, ink, 1.2))
             x += 16
     points = int(cards.points[k])
-    out.append(f'<circle cx="{right - 8:g}" cy="{y + 6:g}" r="7.5" fill="#ffffff" stroke="{TEXT}" stroke-width="1">'
-               f"<title>{points} points</title></circle>")
+    out.append(
+        f'<circle cx="{right - 8:g}" cy="{y + 6:g}" r="7.5" fill="#ffffff" stroke="{TEXT}" stroke-width="1">'
+        f"<title>{points} points</title></circle>"
+    )
     out.append(_text(right - 8, y + 10, str(points), 10, TEXT, "bold", "middle"))
     return out
 
@@ -174,8 +197,10 @@ def _icons_and_points(state: State, k: int, x: float, y: float, ink: str, right:
 def _count_badge(x: float, y: float, n: int) -> list[str]:
     if n < 2:
         return []
-    return [f'<circle cx="{x:g}" cy="{y:g}" r="9" fill="{TEXT}" stroke="#ffffff" stroke-width="1.5"/>',
-            _text(x, y + 4, f"×{n}", 9.5, "#ffffff", "bold", "middle")]
+    return [
+        f'<circle cx="{x:g}" cy="{y:g}" r="9" fill="{TEXT}" stroke="#ffffff" stroke-width="1.5"/>',
+        _text(x, y + 4, f"×{n}", 9.5, "#ffffff", "bold", "middle"),
+    ]
 
 
 def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h: float = CARD_H) -> list[str]:
@@ -184,17 +209,22 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {colour} ({int(cards.number[k])}), cost {cards.cost_text(k)}. {cards.texts[k]}"
-    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">', _rect(x, y, w, h, PANEL, fill, 2, 6, tip),
-           _rect(x, y, w, 24, fill, fill, 2, 6),
-           _rect(x, y + 16, w, 8, fill, "none", 0, 0)]
+    out = [
+        f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">',
+        _rect(x, y, w, h, PANEL, fill, 2, 6, tip),
+        _rect(x, y, w, 24, fill, fill, 2, 6),
+        _rect(x, y + 16, w, 8, fill, "none", 0, 0),
+    ]
     out.append(f'<circle cx="{x + 12:g}" cy="{y + 12:g}" r="8" fill="{ink}"/>')
     out.append(_text(x + 12, y + 16, str(int(cards.number[k])), 11, fill, "bold", "middle"))
     out.append(_text(x + 23, y + 16.5, _fit(cards.names[k], w - 27, 11, True), 11, ink, "bold"))
     cx = x + 10
     for c, symbol in enumerate(COLOUR_SYMBOLS):  # the cost, one circle a symbol
         for _ in range(int(cards.cost[k, c])):
-            out.append(f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="{FILL[COLOURS[c]]}" stroke="{TEXT}" '
-                       f'stroke-width="0.6"/>')
+            out.append(
+                f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="{FILL[COLOURS[c]]}" stroke="{TEXT}" '
+                f'stroke-width="0.6"/>'
+            )
             out.append(_text(cx, y + 41.5, symbol, 8.5, INK[COLOURS[c]], "bold", "middle"))
             cx += 14
     for _ in range(int(cards.cost_any[k])):
@@ -209,9 +239,11 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
 
 
 def _card_back(x: float, y: float, w: float = CARD_W, h: float = CARD_H) -> list[str]:
-    return [_rect(x, y, w, h, HEADER, EDGE, 2, 6, "a face-down card"),
-            _rect(x + 6, y + 6, w - 12, h - 12, "none", "#8c7fa6", 1.5, 4),
-            _text(x + w / 2, y + h / 2 + 5, "?", 20, "#c9bfe0", "bold", "middle")]
+    return [
+        _rect(x, y, w, h, HEADER, EDGE, 2, 6, "a face-down card"),
+        _rect(x + 6, y + 6, w - 12, h - 12, "none", "#8c7fa6", 1.5, 4),
+        _text(x + w / 2, y + h / 2 + 5, "?", 20, "#c9bfe0", "bold", "middle"),
+    ]
 
 
 def _spirit(state: State, k: int, n: int, x: float, y: float, w: float) -> list[str]:
@@ -219,8 +251,10 @@ def _spirit(state: State, k: int, n: int, x: float, y: float, w: float) -> list[
     colour = COLOURS[int(cards.colour[k])]
     fill, ink = FILL[colour], INK[colour]
     tip = f"{cards.label(k)}: {int(cards.points[k])} points. {cards.texts[k]}"
-    out = [f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">',
-           _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip)]
+    out = [
+        f'<g data-card="{_attr(cards.names[k])}" data-count="{n}">',
+        _rect(x, y, w, SPIRIT_H, fill, "#00000033", 1, 5, tip),
+    ]
     out.append(_text(x + 5, y + 14, _fit(cards.names[k], w - 8, 10.5, True), 10.5, ink, "bold"))
     out += _icons_and_points(state, k, x + 5, y + 24, ink, x + w - 3)
     if n > 1:  # copies: beside the points, so that the name keeps the tile's width
@@ -247,8 +281,10 @@ def _row(items: list[tuple[int, int]], x: float, avail: float, full_w: float, mi
 
 def _more(state: State, rest: list[tuple[int, int]], x: float, y: float, w: float, h: float) -> list[str]:
     names = ", ".join(state.cards.names[k] + (f" ×{n}" if n > 1 else "") for k, n in rest)
-    out = [_rect(x, y, w, h, PANEL, EDGE, 1, 5, names),
-           _text(x + w / 2, y + 15, f"+{len(rest)} more", 10, TEXT, "bold", "middle")]
+    out = [
+        _rect(x, y, w, h, PANEL, EDGE, 1, 5, names),
+        _text(x + w / 2, y + 15, f"+{len(rest)} more", 10, TEXT, "bold", "middle"),
+    ]
     for i, line in enumerate(_wrap(names, w - 6, 8)[: int((h - 20) // 10)]):
         out.append(_text(x + w / 2, y + 27 + 10 * i, line, 8, MUTED, anchor="middle"))
     return out
@@ -258,14 +294,18 @@ def _chip_width(label: str, value: str) -> float:
     return _text_width(label, 11) + _text_width(value, 13, True) + 20
 
 
-def _chip(x: float, y: float, label: str, value: str, fill: str = "#efe8da", title: str | None = None,
-          key: str | None = None) -> tuple[list[str], float]:
+def _chip(
+    x: float, y: float, label: str, value: str, fill: str = "#efe8da", title: str | None = None, key: str | None = None
+) -> tuple[list[str], float]:
     """A chip "label value" (a group marked ``data-stat=key``); returns its elements and its width."""
     w = _chip_width(label, value)
-    out = [f'<g data-stat="{_attr(key or label)}">', _rect(x, y, w, 22, fill, EDGE, 1, 11, title),
-           _text(x + 9, y + 15, label, 11, MUTED),
-           _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold"),
-           "</g>"]
+    out = [
+        f'<g data-stat="{_attr(key or label)}">',
+        _rect(x, y, w, 22, fill, EDGE, 1, 11, title),
+        _text(x + 9, y + 15, label, 11, MUTED),
+        _text(x + 13 + _text_width(label, 11), y + 15.5, value, 13, TEXT, "bold"),
+        "</g>",
+    ]
     return out, w
 
 
@@ -302,17 +342,18 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
     pegasus = state.spirits[b].astype(np.int64) @ np.asarray(state.cards.special["pegasus"])
     compared = state.faith[b] + 2 * pegasus  # Pegasus: faith counts 2 higher in comparisons
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-           f'font-family="{FONT}" fill="{TEXT}">',
-           f"<title>Age of Summoners, game {b}: {escape(QUESTIONS[ph])}</title>",
-           f'<rect width="{W}" height="{H}" fill="{BACKGROUND}"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
+        f'font-family="{FONT}" fill="{TEXT}">',
+        f"<title>Age of Summoners, game {b}: {escape(QUESTIONS[ph])}</title>",
+        f'<rect width="{W}" height="{H}" fill="{BACKGROUND}"/>',
+    ]
 
     # header: the game and its counters
     out.append(_rect(0, 0, W, HEADER_H, HEADER, rx=0))
     out.append(_text(MARGIN, 29, "Age of Summoners", 19, "#ffffff", "bold"))
     turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1} of {state.max_turns}"
-    info = [f"{P} players", turns,
-            f"deck {int(state.deck[b].sum())}", f"discard {int(state.discard[b].sum())}"]
+    info = [f"{P} players", turns, f"deck {int(state.deck[b].sum())}", f"discard {int(state.discard[b].sum())}"]
     if state.batch_size > 1:
         info.insert(0, f"game {b} of {state.batch_size}")
     if state.declarer[b] >= 0:
@@ -332,14 +373,18 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
         y += PANEL_H + GAP
 
     if me is not None:
-        out += [f'<g class="hand" data-player="{agent_name(me)}">', *_hand(state, b, me, MARGIN, y, W - 2 * MARGIN),
-                "</g>"]
+        out += [
+            f'<g class="hand" data-player="{agent_name(me)}">',
+            *_hand(state, b, me, MARGIN, y, W - 2 * MARGIN),
+            "</g>",
+        ]
     out.append("</svg>")
     return "\n".join(out)
 
 
-def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float,
-            w: float) -> list[str]:
+def _status(
+    state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float, w: float
+) -> list[str]:
     P = state.num_players
     out = [_rect(x, y, w, STATUS_H, PANEL, EDGE, 1, 8)]
     offer = _kinds(state.offer[b])
@@ -359,8 +404,9 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
             chip, cw = _chip(cx, ty + 14, agent_name(p), str(int(scores[p])), "#fff3d6" if p == order[0] else "#efe8da")
             out += chip
             cx += cw + 8
-        out.append(_text(tx, ty + 62, "Final scores: VP chips + points of spirits + game-end abilities (R7.3)", 11,
-                         MUTED))
+        out.append(
+            _text(tx, ty + 62, "Final scores: VP chips + points of spirits + game-end abilities (R7.3)", 11, MUTED)
+        )
         return out
     chooser = int(state.current_player[b])
     if ph in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
@@ -377,8 +423,16 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
         k = int(state.summon_kind[b])
         need = cost_symbols(state.pay_need[b], state.pay_any[b])
         total = int(state.pay_need[b].sum() + state.pay_any[b])
-        out.append(_text(tx, ty + 62, f"Summoning {state.cards.label(k)}: cost after reductions {need or 'nothing'}, "
-                         f"{int(state.paid[b].sum())} of {total} paid", 12, TEXT))
+        out.append(
+            _text(
+                tx,
+                ty + 62,
+                f"Summoning {state.cards.label(k)}: cost after reductions {need or 'nothing'}, "
+                f"{int(state.paid[b].sum())} of {total} paid",
+                12,
+                TEXT,
+            )
+        )
     if offer_w:
         out.append('<g class="offer">')
         ox = x + w - offer_w + 4
@@ -405,8 +459,19 @@ def _status(state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray,
     return out
 
 
-def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: int | None, score: int,
-           compared: int, x: float, y: float, w: float) -> list[str]:
+def _panel(
+    state: State,
+    b: int,
+    p: int,
+    me: int | None,
+    active: int,
+    chooser: int | None,
+    score: int,
+    compared: int,
+    x: float,
+    y: float,
+    w: float,
+) -> list[str]:
     cards = state.cards
     edge, width = (ACCENT, 3) if p == active else (EDGE, 1)
     out = [_rect(x, y, w, PANEL_H, PANEL, edge, width, 8)]
@@ -425,10 +490,13 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
     if compared != state.faith[b, p]:
         faith += f" (counts {compared})"
         faith_tip = "Pegasus: faith counts 2 higher per Pegasus when compared (Festival, Inquisition)"
-    stats = [("VP", str(int(state.vp[b, p])), None), ("faith", faith, faith_tip),
-             ("hand", str(int(state.hand[b, p].sum())), "cards in hand"),
-             ("stones", str(int(state.stones[b, p].sum())), "philosopher's stones in the mana row"),
-             ("score", str(score), "VP + points of spirits + game-end abilities, if the game ended now")]
+    stats = [
+        ("VP", str(int(state.vp[b, p])), None),
+        ("faith", faith, faith_tip),
+        ("hand", str(int(state.hand[b, p].sum())), "cards in hand"),
+        ("stones", str(int(state.stones[b, p].sum())), "philosopher's stones in the mana row"),
+        ("score", str(score), "VP + points of spirits + game-end abilities, if the game ended now"),
+    ]
     widths = [_chip_width(lab, val) for lab, val, _ in stats]
     cx = x + w - 12 - sum(widths) - 6 * (len(stats) - 1)
     for (lab, val, tip), cw in zip(stats, widths):
@@ -470,7 +538,8 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
             continue
         any_mana = True
         tip = f"{n} {MANA_NAMES[c]} ({colour} {c + 1}): " + ", ".join(
-            cards.names[k] + (f" ×{m}" if m > 1 else "") for k, m in of_colour)
+            cards.names[k] + (f" ×{m}" if m > 1 else "") for k, m in of_colour
+        )
         out.append(_rect(mx, my, 50, 22, FILL[colour], "#00000033", 1, 4, tip))
         out.append(_text(mx + 8, my + 15.5, str(c + 1), 10, INK[colour]))
         out.append(_text(mx + 44, my + 16, f"×{n}", 13, INK[colour], "bold", "end"))
@@ -479,8 +548,19 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
         colour = COLOURS[int(cards.colour[head])]
         label = f"head: {cards.names[head]} ({int(cards.number[head])})"
         hw = _text_width(label, 11, True) + 22
-        out.append(_rect(mx, my - 1, hw, 24, FILL[colour], ACCENT, 3, 4,
-                         "the waiting head: the next command card is added to its number (R4.5)"))
+        out.append(
+            _rect(
+                mx,
+                my - 1,
+                hw,
+                24,
+                FILL[colour],
+                ACCENT,
+                3,
+                4,
+                "the waiting head: the next command card is added to its number (R4.5)",
+            )
+        )
         out.append(_text(mx + 8, my + 15.5, label, 11, INK[colour], "bold"))
         mx += hw + 8
         any_mana = True
@@ -488,8 +568,11 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
     if n_stones:
         label = f"{n_stones} stone" + ("s" if n_stones > 1 else "")
         sw = _text_width(label, 11, True) + 16
-        out.append(_rect(mx, my, sw, 22, STONE_FILL, "#00000055", 1, 4,
-                         "philosopher's stones: face down, pay any symbol (R4.1)"))
+        out.append(
+            _rect(
+                mx, my, sw, 22, STONE_FILL, "#00000055", 1, 4, "philosopher's stones: face down, pay any symbol (R4.1)"
+            )
+        )
         out.append(_text(mx + 8, my + 15.5, label, 11, "#ffffff", "bold"))
         any_mana = True
     if not any_mana:
@@ -500,8 +583,10 @@ def _panel(state: State, b: int, p: int, me: int | None, active: int, chooser: i
 def _hand(state: State, b: int, me: int, x: float, y: float, w: float) -> list[str]:
     hand = _kinds(state.hand[b, me])
     n = int(state.hand[b, me].sum())
-    out = [_rect(x, y, w, HAND_H, PANEL, YOU, 1.5, 8),
-           _text(x + 14, y + 19, f"Hand of {agent_name(me)}: {n} card" + ("" if n == 1 else "s"), 12, YOU, "bold")]
+    out = [
+        _rect(x, y, w, HAND_H, PANEL, YOU, 1.5, 8),
+        _text(x + 14, y + 19, f"Hand of {agent_name(me)}: {n} card" + ("" if n == 1 else "s"), 12, YOU, "bold"),
+    ]
     if not hand:
         out.append(_text(x + 14, y + 60, "no cards in hand", 12, MUTED, italic=True))
         return out
@@ -530,8 +615,10 @@ def svg_to_rgb(svg: str) -> np.ndarray:
         import resvg_py
         from PIL import Image
     except ImportError as e:  # the render extra is not installed
-        raise ImportError(f"pictures as pixels (render_mode='rgb_array', render_rgb) need resvg-py and Pillow: "
-                          f"pip install \"aos-env[render]\" ({e})") from None
+        raise ImportError(
+            f"pictures as pixels (render_mode='rgb_array', render_rgb) need resvg-py and Pillow: "
+            f'pip install "aos-env[render]" ({e})'
+        ) from None
     png = resvg_py.svg_to_bytes(svg_string=svg, background=BACKGROUND)
     with Image.open(io.BytesIO(bytes(png))) as img:
         return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()
@@ -540,4 +627,3 @@ def svg_to_rgb(svg: str) -> np.ndarray:
 def render_rgb(state: State, game: int = 0, seat: int | None = None) -> np.ndarray:
     """``render_svg(state, game, seat)`` as an (H, W, 3) uint8 frame."""
     return svg_to_rgb(render_svg(state, game, seat))
-

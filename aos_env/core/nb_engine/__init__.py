@@ -57,8 +57,7 @@ def setup(state: State, seeds: np.ndarray) -> None:
     """Set up every game of a fresh state (R2) with its seed, advancing to its first decision."""
     B = state.batch_size
     if B == 1:
-        status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP,
-                             int(seeds[0]))[0]
+        status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.SETUP, int(seeds[0]))[0]
     else:
         seeds = np.ascontiguousarray(seeds, dtype=np.int64)
         kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
@@ -93,9 +92,15 @@ def step_game(state: State, game: int, action: int) -> tuple:
     """``core.step_game``: (legal, current player, phase, command number, turn, active player, over)
     of game ``game`` after ``action`` (illegal: nothing changed). The one-game kernel (engine.one_game)
     steps the first record it is given: game ``game``'s own record, a view, for a batch of more than one."""
-    rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    out = _k.one_game(rec, state._tables if state._tables is not None else _tb(state), state.num_players,
-                      state.max_turns, _STEP, action)
+    rec = state.records if state._batch == 1 else state.records[game : game + 1]
+    out = _k.one_game(
+        rec,
+        state._tables if state._tables is not None else _tb(state),
+        state.num_players,
+        state.max_turns,
+        _STEP,
+        action,
+    )
     status = out[0]
     if status == _OK:
         return (True,) + out[1:]
@@ -106,16 +111,22 @@ def step_game(state: State, game: int, action: int) -> tuple:
 
 def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
     """``core.observe_game``: (observation (OBS_DIM,), action mask (44,) int8) of ``player`` in game ``game``."""
-    rec = state.records if state._batch == 1 else state.records[game:game + 1]
-    return _k.aec_observe(rec, state._tables if state._tables is not None else _tb(state), state.num_players,
-                          state.max_turns, player, acting)
+    rec = state.records if state._batch == 1 else state.records[game : game + 1]
+    return _k.aec_observe(
+        rec,
+        state._tables if state._tables is not None else _tb(state),
+        state.num_players,
+        state.max_turns,
+        player,
+        acting,
+    )
 
 
 def game_calls(state: State, game: int) -> tuple[tuple, tuple]:
     """For ``core.GameHandle``: the one-game kernels (step: ``engine.one_game``, observe:
     ``engine.aec_observe``, the STEP op, the OK status) and their first arguments (game ``game``'s
     record, the card tables, the player count, the turn limit), bound once."""
-    rec = state.records if state._batch == 1 else state.records[game:game + 1]
+    rec = state.records if state._batch == 1 else state.records[game : game + 1]
     return (_k.one_game, _k.aec_observe, _STEP, _OK), (rec, _tb(state), state.num_players, state.max_turns)
 
 
@@ -127,8 +138,15 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     n = games.size
     out = np.zeros((n, OBS_DIM), dtype=np.float32)
     kernel = _k.observe_batch_parallel if _threaded(n) else _k.observe_batch
-    kernel(state.records, _tb(state), state.num_players, state.max_turns,
-           np.ascontiguousarray(games, dtype=np.int64), np.ascontiguousarray(player, dtype=np.int64), out)
+    kernel(
+        state.records,
+        _tb(state),
+        state.num_players,
+        state.max_turns,
+        np.ascontiguousarray(games, dtype=np.int64),
+        np.ascontiguousarray(player, dtype=np.int64),
+        out,
+    )
     return out
 
 
@@ -148,10 +166,22 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
 
 def refresh_turn_start(state: State, live: np.ndarray) -> None:
     """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
-    _k.refresh_batch(state.records, _tb(state), state.num_players, state.max_turns,
-                     np.ascontiguousarray(live, dtype=np.int64))
+    _k.refresh_batch(
+        state.records, _tb(state), state.num_players, state.max_turns, np.ascontiguousarray(live, dtype=np.int64)
+    )
 
 
-__all__ = ["setup", "try_step", "try_step_one", "step_game", "observe_game", "game_calls", "observe", "observe_one",
-           "final_scores",
-           "refresh_turn_start", "card_tables", "PARALLEL_MIN_GAMES"]
+__all__ = [
+    "setup",
+    "try_step",
+    "try_step_one",
+    "step_game",
+    "observe_game",
+    "game_calls",
+    "observe",
+    "observe_one",
+    "final_scores",
+    "refresh_turn_start",
+    "card_tables",
+    "PARALLEL_MIN_GAMES",
+]

@@ -19,8 +19,10 @@ from .. import _numba
 
 _HERE = Path(__file__).resolve().parent
 #: Modules outside this folder that the compiled code depends on (constants, tables, functions).
-_SHARED = [_HERE.parent / name for name in ("constants.py", "phases.py", "state.py", "obs_layout.py", "scores.py",
-                                            "_numba.py", "cards.py")]
+_SHARED = [
+    _HERE.parent / name
+    for name in ("constants.py", "phases.py", "state.py", "obs_layout.py", "scores.py", "_numba.py", "cards.py")
+]
 #: The file name of the dispatch functions generated from the phase table (``engine.DISPATCH_SOURCE``).
 DISPATCH_FILE = "<aos_env.core.nb_engine dispatch>"
 

@@ -8,8 +8,21 @@ import numpy as np
 
 from ..cards import SPECIALS
 from ..constants import (
-    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, K, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT,
-    NO, PEGASUS_FAITH, PEND_HAND, PEND_MANA, SPHINX_TO_HAND, STONE, YES,
+    BELIAL_COLOUR,
+    BELIAL_VP,
+    CERBERUS_NUMBERS,
+    CERBERUS_VP,
+    MANA_0,
+    NIGHTMARE_HAND_LIMIT,
+    NIGHTMARE_MANA_LIMIT,
+    NO,
+    PEGASUS_FAITH,
+    PEND_HAND,
+    PEND_MANA,
+    SPHINX_TO_HAND,
+    STONE,
+    YES,
+    K,
 )
 from ..phases import Phase
 from ..state import STAT_ICONS, STAT_SPECIAL

@@ -7,7 +7,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import (
-    K, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT, NUM_UNITS, SHORTAGE_LIMIT,
+    MANA_0,
+    NIGHTMARE_HAND_LIMIT,
+    NIGHTMARE_MANA_LIMIT,
+    NUM_UNITS,
+    SHORTAGE_LIMIT,
+    K,
 )
 from ..phases import Phase
 from ._jit import jit

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import K, NUM_PEND, PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, SHORTAGE_LIMIT
+from ..constants import NUM_PEND, PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, SHORTAGE_LIMIT, K
 from ..phases import Phase
 from . import rng
 from ._jit import jit

@@ -24,7 +24,18 @@ import numpy as np
 from numba import prange
 
 from ..constants import (
-    CARD_0, INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, K, MANA_0, NO, NUM_ACTIONS, NUM_UNITS, OPTION_A, OPTION_B, YES,
+    CARD_0,
+    INITIAL_FAITH,
+    INITIAL_HAND,
+    INITIAL_MANA,
+    MANA_0,
+    NO,
+    NUM_ACTIONS,
+    NUM_UNITS,
+    OPTION_A,
+    OPTION_B,
+    YES,
+    K,
 )
 from ..obs_layout import OBS_DIM
 from ..phases import IS_INTERNAL, MASK_FUNCTIONS, PHASES, Kind, Mask, Phase
@@ -125,8 +136,12 @@ def dispatch_source() -> str:
         "",
         "def apply_decision(r, t, P, ph, a):",
         '    """Apply legal action ``a`` of the game in record ``r`` at decision ``ph``."""',
-        *_branches({p: [f"{i.module}.{i.apply}(r, t, P, {'a - MANA_0' if i.mask is Mask.UNITS else 'a'})"]
-                    for p, i in decisions.items()}),
+        *_branches(
+            {
+                p: [f"{i.module}.{i.apply}(r, t, P, {'a - MANA_0' if i.mask is Mask.UNITS else 'a'})"]
+                for p, i in decisions.items()
+            }
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -351,7 +366,6 @@ def setup_batch_parallel(rec, tb, P, max_turns, seeds):
         if setup_and_advance(rec[b], tb[0], P, max_turns, seeds[b]) == ENGINE_BUG:
             bugs += 1
     return ENGINE_BUG if bugs else OK
-
 
 
 #: The name of an earlier version (the one-game step).

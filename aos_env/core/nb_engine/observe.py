@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import K, MAX_PLAYERS, NUM_COLOURS, NUM_ICONS, NUM_UNITS
-from ..obs_layout import G, GLOBAL_DIM, OBS_DIM, S, SCALE, SEAT_DIM
+from ..constants import MAX_PLAYERS, NUM_COLOURS, NUM_ICONS, NUM_UNITS, K
+from ..obs_layout import GLOBAL_DIM, OBS_DIM, SCALE, SEAT_DIM, G, S
 from ..phases import IS_REPEATED, OBS_PHASE_INDEX, Phase
 from ..state import STAT_ICONS
 from . import abilities
@@ -25,14 +25,34 @@ _NUM_PLAYERS, _PHASE, _ACTION = G["num_players"].start, G["phase"].start, G["act
 _COMMAND_NUMBER, _HEAD_NUMBER = G["command_number"].start, G["head_number"].start
 _DECK, _DISCARD, _TURN, _DECLARED = G["deck_size"].start, G["discard_size"].start, G["turn"].start, G["declared"].start
 _TURNS_LEFT, _COUNT, _FLOOR = G["turns_left"].start, G["count"].start, G["floor"].start
-_SUMMONING, _COST_NEED, _COST_ANY, _PAID = G["summoning"].start, G["cost_need"].start, G["cost_any"].start, G["paid"].start
+_SUMMONING, _COST_NEED, _COST_ANY, _PAID = (
+    G["summoning"].start,
+    G["cost_need"].start,
+    G["cost_any"].start,
+    G["paid"].start,
+)
 _OFFER_SIZE, _OFFER, _HAND = G["offer_size"].start, G["offer"].start, G["hand"].start
 # seat slices: offsets inside a seat block
-_PRESENT, _IS_ACTIVE, _IS_CURRENT, _IS_DECLARER = S["present"].start, S["is_active"].start, S["is_current"].start, S["is_declarer"].start
+_PRESENT, _IS_ACTIVE, _IS_CURRENT, _IS_DECLARER = (
+    S["present"].start,
+    S["is_active"].start,
+    S["is_current"].start,
+    S["is_declarer"].start,
+)
 _IS_FIRST = S["is_first"].start
 _VP, _FAITH, _CMP_FAITH, _HAND_SIZE = S["vp"].start, S["faith"].start, S["compared_faith"].start, S["hand_size"].start
-_STONES, _MANA_TOTAL, _SPIRIT_COUNT, _SCORE = S["stones"].start, S["mana_total"].start, S["spirit_count"].start, S["score"].start
-_MANA_COLOURS, _ICONS, _HAS_HEAD, _HEAD = S["mana_colours"].start, S["icons"].start, S["has_head"].start, S["head"].start
+_STONES, _MANA_TOTAL, _SPIRIT_COUNT, _SCORE = (
+    S["stones"].start,
+    S["mana_total"].start,
+    S["spirit_count"].start,
+    S["score"].start,
+)
+_MANA_COLOURS, _ICONS, _HAS_HEAD, _HEAD = (
+    S["mana_colours"].start,
+    S["icons"].start,
+    S["has_head"].start,
+    S["head"].start,
+)
 _MANA, _SPIRITS = S["mana"].start, S["spirits"].start
 # the scales (obs_layout.SCALE), by slot
 _COMMAND_NUMBER_SC, _HEAD_NUMBER_SC = SCALE["command_number"], SCALE["head_number"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import K, MANA_0, NO, NUM_COLOURS, NUM_UNITS, STONE_UNIT
+from ..constants import MANA_0, NO, NUM_COLOURS, NUM_UNITS, STONE_UNIT, K
 from ..phases import Phase
 from ._jit import jit
 from .abilities import baldanders_count, cost_reduction
@@ -199,8 +199,7 @@ def pay_mask(r, t, P, mask):
             fills += min(missing, left)
             left_sum += left
         short = missing_sum - paid_stones - min(to_pay, fills + left_stones)
-        mask[u] = (avail > 0 and to_pay >= 0 and left_sum + left_stones >= to_pay and short <= 0
-                            and u >= floor)
+        mask[u] = avail > 0 and to_pay >= 0 and left_sum + left_stones >= to_pay and short <= 0 and u >= floor
 
 
 @jit

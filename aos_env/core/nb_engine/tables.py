@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..cards import SPECIALS, CardSet
-from ..constants import K, NUM_COLOURS
+from ..constants import NUM_COLOURS, K
 from ..state import NUM_STATS
 
 #: (name, shape) of each table, all int64.
@@ -31,9 +31,15 @@ def card_tables(cards: CardSet) -> np.ndarray:
     if hit is not None and hit[0] is cards:
         return hit[1]
     parts = {
-        "colour": cards.colour, "number": cards.number, "copies": cards.copies, "cost": cards.cost,
-        "cost_any": cards.cost_any, "colour_onehot": cards.colour_onehot, "stat_table": cards.stat_table,
-        "summon_bonus": cards.summon_bonus, "special": np.stack([cards.special[name] for name in SPECIALS]),
+        "colour": cards.colour,
+        "number": cards.number,
+        "copies": cards.copies,
+        "cost": cards.cost,
+        "cost_any": cards.cost_any,
+        "colour_onehot": cards.colour_onehot,
+        "stat_table": cards.stat_table,
+        "summon_bonus": cards.summon_bonus,
+        "special": np.stack([cards.special[name] for name in SPECIALS]),
     }
     tb = np.zeros(1, dtype=TABLE_DTYPE)
     for name, shape in TABLES:

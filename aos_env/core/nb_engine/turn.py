@@ -9,7 +9,7 @@ draw 2, keep 1, assist (Cerberus) -> Belial -> end declaration -> next player.
 from __future__ import annotations
 
 from ..cards import BONUS_CARDS, BONUS_FAITH, BONUS_STONES, BONUS_VP
-from ..constants import ACT, DECLARE_SPIRITS, DECLARE_VP, K, PEND_HAND, PEND_STONE, PHASE3_DRAW, YES
+from ..constants import ACT, DECLARE_SPIRITS, DECLARE_VP, PEND_HAND, PEND_STONE, PHASE3_DRAW, YES, K
 from ..phases import Phase
 from ..state import NUM_STATS
 from . import abilities, scoring

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import K, NUM_COLOURS, STONE_UNIT
+from ..constants import NUM_COLOURS, STONE_UNIT, K
 from . import rng
 from ._jit import jit
 

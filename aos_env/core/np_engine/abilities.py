@@ -13,12 +13,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import (
-    BELIAL_COLOUR, BELIAL_VP, CERBERUS_NUMBERS, CERBERUS_VP, MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT, NO,
-    PEGASUS_FAITH, PEND_HAND, PEND_MANA, SPHINX_TO_HAND, STONE, YES,
+    BELIAL_COLOUR,
+    BELIAL_VP,
+    CERBERUS_NUMBERS,
+    CERBERUS_VP,
+    MANA_0,
+    NIGHTMARE_HAND_LIMIT,
+    NIGHTMARE_MANA_LIMIT,
+    NO,
+    PEGASUS_FAITH,
+    PEND_HAND,
+    PEND_MANA,
+    SPHINX_TO_HAND,
+    STONE,
+    YES,
 )
 from ..phases import PH
 from ..state import STAT_ICONS, STAT_SPECIAL, State, ksum
-from .choice import discard_many_from_hand, discard_from_hand, forced_units, ordered_choice_mask
+from .choice import discard_from_hand, discard_many_from_hand, forced_units, ordered_choice_mask
 from .discards import over_limit, start_discard_round
 from .draws import request_draws
 from .zones import empty_mask, give_up_unit

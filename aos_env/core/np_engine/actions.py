@@ -10,12 +10,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import BONUS_CARDS, BONUS_FAITH, BONUS_FIELDS, BONUS_FLIPS, BONUS_STEAL, BONUS_STONES, BONUS_VP
-from ..cards import BONUS_VP_PER_GIFT
+from ..cards import (
+    BONUS_CARDS,
+    BONUS_FAITH,
+    BONUS_FIELDS,
+    BONUS_FLIPS,
+    BONUS_STEAL,
+    BONUS_STONES,
+    BONUS_VP,
+    BONUS_VP_PER_GIFT,
+)
 from ..constants import (
-    ALCHEMY, AXE, CONQUEST, FESTIVAL, FESTIVAL_REVEAL, INQUISITION, INQUISITION_DRAW, INQUISITION_DRAW_4P, MANA_0,
-    NO, NUM_COLOURS, OPTION_A, PEND_HAND, PEND_STONE, PILGRIMAGE, PRAYER, PRAYER_DRAW, PRAYER_HAND_SIZE, RESEARCH,
-    SWORD, TARGET_1, game_action_of_number,
+    ALCHEMY,
+    AXE,
+    CONQUEST,
+    FESTIVAL,
+    FESTIVAL_REVEAL,
+    INQUISITION,
+    INQUISITION_DRAW,
+    INQUISITION_DRAW_4P,
+    MANA_0,
+    NO,
+    NUM_COLOURS,
+    OPTION_A,
+    PEND_HAND,
+    PEND_STONE,
+    PILGRIMAGE,
+    PRAYER,
+    PRAYER_DRAW,
+    PRAYER_HAND_SIZE,
+    RESEARCH,
+    SWORD,
+    TARGET_1,
+    game_action_of_number,
 )
 from ..phases import PH
 from ..state import STAT_ICONS, State, ksum, stat_bonus
@@ -127,8 +154,9 @@ def flip_mask(state: State, g: np.ndarray) -> np.ndarray:
     p = state.active_player[g]
     mana = colour_counts(state, state.mana[g, p])
     mask = empty_mask(g.size)
-    mask[:, MANA_0 : MANA_0 + NUM_COLOURS] = ordered_choice_mask(mana, state.choice_floor[g] - MANA_0,
-                                                                 np.ones(g.size, dtype=np.int64))
+    mask[:, MANA_0 : MANA_0 + NUM_COLOURS] = ordered_choice_mask(
+        mana, state.choice_floor[g] - MANA_0, np.ones(g.size, dtype=np.int64)
+    )
     return mask
 
 
@@ -272,8 +300,9 @@ def apply_festival_pick(state: State, g: np.ndarray, k: np.ndarray) -> None:
 def inquisition(state: State, g: np.ndarray, p: np.ndarray) -> None:
     """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
     state.giver_seat[g] = 1
-    request_draws(state, g, PH.INQUISITION_NEXT,
-                  hand=INQUISITION_DRAW_4P if state.num_players == 4 else INQUISITION_DRAW)
+    request_draws(
+        state, g, PH.INQUISITION_NEXT, hand=INQUISITION_DRAW_4P if state.num_players == 4 else INQUISITION_DRAW
+    )
 
 
 def run_inquisition_next(state: State, g: np.ndarray) -> None:

@@ -125,8 +125,9 @@ def discard_mana_mask(state: State, g: np.ndarray) -> np.ndarray:
     """(n, 6) mana colours / stone the current player may discard in a discard round."""
     p = state.current_player[g]
     _, limit = limits(state, g)
-    return ordered_choice_mask(choosable_units(state, g, p), state.choice_floor[g] - MANA_0,
-                               mana_total(state, g, p) - limit)
+    return ordered_choice_mask(
+        choosable_units(state, g, p), state.choice_floor[g] - MANA_0, mana_total(state, g, p) - limit
+    )
 
 
 def apply_discard_mana(state: State, g: np.ndarray, unit: np.ndarray) -> None:

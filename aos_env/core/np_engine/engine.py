@@ -13,17 +13,28 @@ The public entry points (argument checks, the choice of engine) are in ``core/ap
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
 from .. import rng
-from ..constants import CARD_0, INITIAL_FAITH, INITIAL_HAND, INITIAL_MANA, MANA_0, NO, NUM_ACTIONS, NUM_UNITS
-from ..constants import OPTION_A, OPTION_B, YES
-from ..phases import MASK_FUNCTIONS, NUM_PHASES, PH, PHASES, WAITING, Mask, Phase, PhaseInfo
+from ..constants import (
+    CARD_0,
+    INITIAL_FAITH,
+    INITIAL_HAND,
+    INITIAL_MANA,
+    MANA_0,
+    NO,
+    NUM_ACTIONS,
+    NUM_UNITS,
+    OPTION_A,
+    OPTION_B,
+    YES,
+)
 from ..phases import DECISIONS as _DECISION_PHASES
 from ..phases import FORCED_PART as _FORCED_PHASES
 from ..phases import INTERNAL as _INTERNAL_PHASES
+from ..phases import MASK_FUNCTIONS, NUM_PHASES, PH, PHASES, WAITING, Mask, Phase, PhaseInfo
 from ..state import State
 from . import turn
 from .zones import draw_from_deck
@@ -140,15 +151,55 @@ _IS_INTERNAL = np.array([r is not None for r in _RUN])
 #: (only when KEEP is forced), while many go from a forced MAIN into ACTION. The order changes
 #: only how many calls a step takes, never a game: games are independent.
 _ORDER = [
-    Phase.END_TURN, Phase.BELIAL, Phase.DECLARE_CHECK, Phase.DECLARE, Phase.NEXT_TURN, Phase.TURN_START,
-    Phase.LEPRECHAUN, Phase.DRAW, Phase.LEPRECHAUN_DRAWN, Phase.LEPRECHAUN_DISCARD, Phase.COMMAND_START,
-    Phase.COMMAND, Phase.DRAW, Phase.COMMAND_DONE, Phase.ASMODAI, Phase.MAIN, Phase.BALDANDERS, Phase.PAY,
-    Phase.ACTION, Phase.CONQUEST_TARGET, Phase.RESEARCH_FLIP, Phase.HOMUNCULUS_FLIP, Phase.ALCHEMY, Phase.PRAYER, Phase.PRAYER_DISCARD,
-    Phase.PILGRIMAGE, Phase.SUMMON_DONE, Phase.NIGHTMARE, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK, Phase.INQUISITION_NEXT,
-    Phase.INQUISITION_GIFT, Phase.DISCARD_NEXT, Phase.NIGHTMARE_HAND, Phase.NIGHTMARE_MANA, Phase.SHORTAGE_HAND,
-    Phase.SHORTAGE_MANA, Phase.DISCARD_NEXT, Phase.DRAW, Phase.FESTIVAL_RESOLVE, Phase.FESTIVAL_PICK,
-    Phase.INQUISITION_NEXT, Phase.INQUISITION_GIFT, Phase.DRAW, Phase.INQUISITION_DECK_GIFT, Phase.PHASE3,
-    Phase.DRAW, Phase.KEEP_START, Phase.KEEP,
+    Phase.END_TURN,
+    Phase.BELIAL,
+    Phase.DECLARE_CHECK,
+    Phase.DECLARE,
+    Phase.NEXT_TURN,
+    Phase.TURN_START,
+    Phase.LEPRECHAUN,
+    Phase.DRAW,
+    Phase.LEPRECHAUN_DRAWN,
+    Phase.LEPRECHAUN_DISCARD,
+    Phase.COMMAND_START,
+    Phase.COMMAND,
+    Phase.DRAW,
+    Phase.COMMAND_DONE,
+    Phase.ASMODAI,
+    Phase.MAIN,
+    Phase.BALDANDERS,
+    Phase.PAY,
+    Phase.ACTION,
+    Phase.CONQUEST_TARGET,
+    Phase.RESEARCH_FLIP,
+    Phase.HOMUNCULUS_FLIP,
+    Phase.ALCHEMY,
+    Phase.PRAYER,
+    Phase.PRAYER_DISCARD,
+    Phase.PILGRIMAGE,
+    Phase.SUMMON_DONE,
+    Phase.NIGHTMARE,
+    Phase.FESTIVAL_RESOLVE,
+    Phase.FESTIVAL_PICK,
+    Phase.INQUISITION_NEXT,
+    Phase.INQUISITION_GIFT,
+    Phase.DISCARD_NEXT,
+    Phase.NIGHTMARE_HAND,
+    Phase.NIGHTMARE_MANA,
+    Phase.SHORTAGE_HAND,
+    Phase.SHORTAGE_MANA,
+    Phase.DISCARD_NEXT,
+    Phase.DRAW,
+    Phase.FESTIVAL_RESOLVE,
+    Phase.FESTIVAL_PICK,
+    Phase.INQUISITION_NEXT,
+    Phase.INQUISITION_GIFT,
+    Phase.DRAW,
+    Phase.INQUISITION_DECK_GIFT,
+    Phase.PHASE3,
+    Phase.DRAW,
+    Phase.KEEP_START,
+    Phase.KEEP,
 ]
 _ORDER = [int(p) for p in _ORDER]
 assert set(_ORDER) == set(range(NUM_PHASES)) - {int(Phase.GAME_OVER)}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import MAX_PLAYERS, game_action_of_number
-from ..obs_layout import G, GLOBAL_DIM, OBS_DIM, S, SCALE, SEAT_DIM
+from ..obs_layout import GLOBAL_DIM, OBS_DIM, SCALE, SEAT_DIM, G, S
 from ..phases import IS_REPEATED, OBS_PHASE_INDEX, Phase
 from ..state import STAT_ICONS, State
 from . import abilities

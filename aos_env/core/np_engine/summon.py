@@ -24,7 +24,9 @@ from .choice import last_unit
 from .zones import colour_counts, empty_mask, give_up_unit, give_up_units
 
 _E = np.eye(NUM_COLOURS, NUM_UNITS, dtype=np.float32)  # _E[c, u]: unit u is mana of colour c
-_GE = (np.arange(NUM_COLOURS)[:, None] >= np.arange(NUM_UNITS)[None, :]).astype(np.float32)  # colour c may follow unit u
+_GE = (np.arange(NUM_COLOURS)[:, None] >= np.arange(NUM_UNITS)[None, :]).astype(
+    np.float32
+)  # colour c may follow unit u
 _IS_STONE = (np.arange(NUM_UNITS) == STONE_UNIT).astype(np.float32)
 
 

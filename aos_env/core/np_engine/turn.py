@@ -148,9 +148,7 @@ def run_end_turn(state: State, g: np.ndarray) -> None:
 def run_declare_check(state: State, g: np.ndarray) -> None:
     """The end may be declared with 10+ spirits or 30+ VP; only the first declaration counts."""
     p = state.active_player[g]
-    may = (state.declarer[g] < 0) & (
-        (ksum(state.spirits[g, p]) >= DECLARE_SPIRITS) | (state.vp[g, p] >= DECLARE_VP)
-    )
+    may = (state.declarer[g] < 0) & ((ksum(state.spirits[g, p]) >= DECLARE_SPIRITS) | (state.vp[g, p] >= DECLARE_VP))
     state.phase[g] = np.where(may, PH.DECLARE, PH.NEXT_TURN)
 
 
