@@ -41,7 +41,6 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from aos_env._moved import MOVED
 from aos_env.tools.docs import cards_markdown, observation_markdown, table_svg
 
 pytestmark = pytest.mark.one_backend  # nothing here depends on the engine
@@ -512,10 +511,6 @@ def resolve_dotted(name: str) -> bool:
     parts = tuple(name.split("."))
     if parts[0] == "core":
         parts = ("aos_env",) + parts
-    for i in range(len(parts), 1, -1):  # a module path before 0.4.0 still imports (aos_env._moved)
-        if ".".join(parts[:i]) in MOVED:
-            parts = tuple(MOVED[".".join(parts[:i])].split(".")) + parts[i:]
-            break
     for i in range(len(parts), 0, -1):
         path = module_file(parts[:i])
         if path is None:
