@@ -13,7 +13,8 @@ Measures, each as the median of ``--repeats`` runs (the machine is noisy; compar
   ours) and OpenSpiel's hearts and hanabi (C++).
 
 Prints a table with ratios to each peer and writes ``<out>/results.json``, ``<out>/table.md`` and
-``<out>/throughput.png`` (``--out``, default ``benchmarks/results/``). Install the peers with ``pip install -e ".[bench]"``.
+``<out>/throughput.png`` (``--out``, default ``benchmarks/results/``). Install the peers with
+``pip install -e ".[bench]"``.
 """
 
 from __future__ import annotations
@@ -228,8 +229,8 @@ def format_table(res: dict) -> str:
     if "leduc env" in aec_:
         lines += ["", "| AEC, same loop, alternating runs | ours | leduc_holdem_v4 | ratio |", "|---|---|---|---|"]
         for kind in ("env", "raw_env"):
-            o, l = aec_[f"ours {kind}"]["median"], aec_[f"leduc {kind}"]["median"]
-            lines.append(f"| {kind}() | {o:,.0f} steps/s | {l:,.0f} steps/s | {o / l:.2f}x |")
+            ours, leduc = aec_[f"ours {kind}"]["median"], aec_[f"leduc {kind}"]["median"]
+            lines.append(f"| {kind}() | {ours:,.0f} steps/s | {leduc:,.0f} steps/s | {ours / leduc:.2f}x |")
     lines += ["", "| peer | figure |", "|---|---|"]
     for k, v in peers.items():
         unit = "steps/s" if k.startswith("pettingzoo") else "decisions/s"

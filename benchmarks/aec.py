@@ -19,7 +19,7 @@ def aec_steps_per_second(make_env, seconds: float, seed: int = 0) -> float:
     steps = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, reward, termination, truncation, info = env.last()
             if termination or truncation:
                 action = None

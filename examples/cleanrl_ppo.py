@@ -187,7 +187,7 @@ def train(args: argparse.Namespace) -> tuple[Agent, dict]:
 
         b_obs, b_masks = obs.reshape(-1, core.OBS_DIM), masks.reshape(-1, core.NUM_ACTIONS)
         b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
-        b_advantages, b_returns, b_values = advantages.reshape(-1), returns.reshape(-1), values.reshape(-1)
+        b_advantages, b_returns = advantages.reshape(-1), returns.reshape(-1)
         order = np.arange(args.batch_size)
         for _ in range(args.update_epochs):
             np.random.default_rng(args.seed + iteration).shuffle(order)

@@ -168,7 +168,7 @@ def compare(committed: NotebookNode, fresh: NotebookNode, name: str) -> list[Mis
     if len(old) != len(new):
         return [Mismatch(name, None, f"{len(old)} cells committed, {len(new)} in the fresh run")]
     found = []
-    for i, ((old_type, old_out), (new_type, new_out)) in enumerate(zip(old, new)):
+    for i, ((old_type, old_out), (new_type, new_out)) in enumerate(zip(old, new, strict=True)):
         if old_type != new_type:
             found.append(Mismatch(name, i, f"a {old_type} cell committed, a {new_type} cell in the fresh run"))
         elif old_out != new_out:

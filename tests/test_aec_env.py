@@ -297,7 +297,7 @@ def test_classic_wrapper_behaves_like_pettingzoos_three_wrappers(seed: int) -> N
     theirs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     illegal_at = int(rng.integers(5, 60))
-    for i, (a, b) in enumerate(zip(ours.agent_iter(400), theirs.agent_iter(400))):
+    for i, (a, b) in enumerate(zip(ours.agent_iter(400), theirs.agent_iter(400), strict=True)):
         assert a == b
         oa, ra, ta, ua, ia = ours.last()
         ob, rb, tb, ub, ib = theirs.last()
@@ -318,7 +318,7 @@ def test_classic_wrapper_behaves_like_pettingzoos_three_wrappers(seed: int) -> N
 def test_classic_wrapper_order_and_bounds_errors() -> None:
     e = aos_env.env(num_players=2)
     for call in (lambda: e.step(0), lambda: e.observe("player_0"), lambda: e.state(), lambda: e.agent_iter()):
-        with pytest.raises(Exception):
+        with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before"):  # PettingZoo's order check
             call()
     with pytest.raises(AttributeError, match="before reset"):
         _ = e.agent_selection

@@ -41,7 +41,7 @@ def test_agents_pick_legal_actions_on_the_aec_env(name: str) -> None:
     env = aos_env.env(num_players=2)
     env.reset(seed=9)
     steps = 0
-    for a in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -786,7 +786,7 @@ def test_refresh_after_any_one_edit(field, data) -> None:
 def test_reset_no_games_still_checks_the_seed() -> None:
     state = played()
     for seed in (2**63, -1, HUGE_U64, 1.5, "0", None):
-        refused(state, lambda: core.reset(state, [], seed), r"^seed must ")
+        refused(state, lambda seed=seed: core.reset(state, [], seed), r"^seed must ")
     core.reset(state, [], 2**63 - 1)  # a valid control: nothing to reset
 
 

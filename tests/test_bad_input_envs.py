@@ -92,7 +92,7 @@ def dealt_env(kind: str, record: bool = True):
 
 def make_env_rejects(pattern: str, error: type = ArgumentError, **kwargs) -> None:
     for make in ENV_MAKERS.values():
-        refused(None, lambda: make(**kwargs), pattern, error)
+        refused(None, lambda make=make: make(**kwargs), pattern, error)
 
 
 @FAST
@@ -207,7 +207,10 @@ def test_raw_env_step_illegal_and_none() -> None:
     mask = env.unwrapped.engine_state.legal_action_mask[0]
     for a in np.flatnonzero(~mask)[:8]:
         env_refused(
-            env, lambda: env.step(int(a)), rf"^player_\d: action {a} \(.*\) is not legal .*legal actions: ", ValueError
+            env,
+            lambda a=a: env.step(int(a)),
+            rf"^player_\d: action {a} \(.*\) is not legal .*legal actions: ",
+            ValueError,
         )
     env_refused(env, lambda: env.step(None), r"^player_\d: action must be an int action id 0\.\.43, got None")
 
@@ -338,7 +341,7 @@ def test_env_save_replay_path(tmp_path: Path) -> None:
     env = dealt_env("raw_env")
     (tmp_path / "file").write_text("")
     for path in (3, None, "", "  ", ["x.json"], tmp_path, tmp_path / "file" / "x.json"):
-        env_refused(env, lambda: env.save_replay(path), r"^path must be a ")
+        env_refused(env, lambda path=path: env.save_replay(path), r"^path must be a ")
     assert not (tmp_path / "file").read_text() and not (tmp_path / "x.json").exists()
 
 
@@ -433,7 +436,11 @@ def spiel_state(kind: str):
 )
 def test_load_game_parameter_ranges(params, pattern) -> None:
     """A negative rng_seed was accepted and failed only at the first deal, as a 'seed' nobody gave."""
-    refused(None, lambda: pyspiel.load_game(aos_spiel.GAME_NAME, params), r"^python_age_of_summoners: " + pattern)
+    refused(
+        None,
+        lambda params=params: pyspiel.load_game(aos_spiel.GAME_NAME, params),
+        r"^python_age_of_summoners: " + pattern,
+    )
 
 
 @pytest.mark.parametrize(
@@ -464,7 +471,7 @@ def test_load_game_types_are_openspiel_errors() -> None:
         ({"players": True}, "Wrong type for parameter players"),
         ({"player": 3}, "Unknown parameter 'player'"),
     ):
-        refused(None, lambda: pyspiel.load_game(aos_spiel.GAME_NAME, params), pattern, pyspiel.SpielError)
+        refused(None, lambda params=params: pyspiel.load_game(aos_spiel.GAME_NAME, params), pattern, pyspiel.SpielError)
 
 
 def test_load_game_valid_controls() -> None:
@@ -504,14 +511,18 @@ def test_apply_action_ids_out_of_range(action) -> None:
 def test_apply_action_illegal_and_after_the_end() -> None:
     mid = spiel_state("mid")
     for a in sorted(set(range(core.NUM_ACTIONS)) - set(mid.legal_actions()))[:10]:
-        spiel_refused(mid, lambda: mid.apply_action(a), rf"^illegal action: game 0: action {a} ", ValueError)
-        spiel_refused(mid, lambda: mid.apply_action(np.int16(a)), rf"^illegal action: game 0: action {a} ", ValueError)
+        spiel_refused(mid, lambda a=a: mid.apply_action(a), rf"^illegal action: game 0: action {a} ", ValueError)
+        spiel_refused(
+            mid, lambda a=a: mid.apply_action(np.int16(a)), rf"^illegal action: game 0: action {a} ", ValueError
+        )
     chance = spiel_state("chance")
     for a in (1, 5, 43):
-        spiel_refused(chance, lambda: chance.apply_action(a), r"^the deal has one chance outcome, 0; got ", ValueError)
+        spiel_refused(
+            chance, lambda a=a: chance.apply_action(a), r"^the deal has one chance outcome, 0; got ", ValueError
+        )
     over = spiel_state("over")
     for a in range(0, core.NUM_ACTIONS, 4):  # core.step ignores actions for finished games: the state refuses them
-        spiel_refused(over, lambda: over.apply_action(a), r"^the game is over \(a terminal state\)", ValueError)
+        spiel_refused(over, lambda a=a: over.apply_action(a), r"^the game is over \(a terminal state\)", ValueError)
     mid.apply_action(np.uint8(mid.legal_actions()[0]))  # a valid control
 
 

@@ -315,7 +315,7 @@ def test_single_step_action(action) -> None:
 def test_vector_step_actions_of_the_wrong_type_or_shape(actions) -> None:
     for kind in ("vector", "sb3"):
         env = dealt(kind)
-        call = (lambda: env.step_async(actions)) if kind == "sb3" else (lambda: env.step(actions))
+        call = (lambda env=env: env.step_async(actions)) if kind == "sb3" else (lambda env=env: env.step(actions))
         raises_unchanged(learner_of(env), call, r"^actions must be an integer array of shape \(4,\) with action ids")
 
 
@@ -342,9 +342,9 @@ def test_illegal_actions_with_illegal_action_raise() -> None:
         actions = legal_now(env)
         actions[-1] = np.flatnonzero(~masks[-1])[0]
         call = {
-            "single": lambda: env.step(int(actions[0])),
-            "vector": lambda: env.step(actions),
-            "sb3": lambda: env.step_async(actions),
+            "single": lambda env=env, actions=actions: env.step(int(actions[0])),
+            "vector": lambda env=env, actions=actions: env.step(actions),
+            "sb3": lambda env=env, actions=actions: env.step_async(actions),
         }[kind]
         where = r"(action_masks\(\)|info\['action_mask'\])"
         msg = raises_unchanged(learner, call, rf"^actions? must be legal \(see {where}\): game ")
@@ -355,7 +355,10 @@ def test_valid_controls_numpy_actions() -> None:
     env = AgeOfSummonersEnv(opponents="random", illegal_action="raise")
     _, info = env.reset(seed=1)
     for dtype in (np.int8, np.uint16, np.int64):
-        for wrap in (dtype, lambda a: np.array(dtype(a))):  # a numpy scalar; the 0-d array SB3's predict gives
+        for wrap in (
+            dtype,
+            lambda a, dtype=dtype: np.array(dtype(a)),
+        ):  # a numpy scalar; the 0-d array SB3's predict gives
             obs, r, term, trunc, info = env.step(wrap(np.flatnonzero(info["action_mask"])[0]))
             if term or trunc:
                 _, info = env.reset()
@@ -509,7 +512,7 @@ def test_an_opponent_error_leaves_the_env_as_before_the_step(mode, pattern, auto
     twin.opponents.slot_agent(0).mode = "ok"
     for _ in range(20):  # the same step, again, plays exactly as an env that never failed
         got, want = env.step(actions), twin.step(actions)
-        for x, y in zip(got[:4], want[:4]):
+        for x, y in zip(got[:4], want[:4], strict=True):
             np.testing.assert_array_equal(x, y)
         actions = (rng.random((6, 44)) * env.action_masks()).argmax(1)
 
@@ -566,6 +569,8 @@ def test_sb3_attributes_methods_and_seed() -> None:
     raises_unchanged(learner, lambda: env.set_attr("x", 1, indices=[0]), r"^indices: the games share one env")
     raises_unchanged(learner, lambda: env.get_attr(3), r"^attr_name must be a non-empty string")
     for seed in (-1, 1.5, True, "3", 2**63):
-        raises_unchanged(learner, lambda: env.seed(seed), r"^seed must be an int 0\.\.2\*\*63-1 or None, got ")
+        raises_unchanged(
+            learner, lambda seed=seed: env.seed(seed), r"^seed must be an int 0\.\.2\*\*63-1 or None, got "
+        )
     with pytest.raises(ArgumentError, match=re.escape("step_wait() needs actions")):
         env.step_wait()

@@ -70,7 +70,7 @@ def short_game(tmp_path: Path) -> Path:
     env = aos_env.env(num_players=2, max_turns=6, record_replay=True)
     env.reset(seed=8)
     rng = np.random.default_rng(8)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return env.unwrapped.save_replay(tmp_path / "short.json", players=["random", "random"])

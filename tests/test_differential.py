@@ -300,7 +300,7 @@ class Pair:
         if a.dtype != b.dtype or a.shape != b.shape:
             lines.append(f"  numpy: {a.dtype} {a.shape}, numba: {b.dtype} {b.shape}")
             return "\n".join(lines)
-        for row, g in zip(bad[:_SHOWN_GAMES], at[:_SHOWN_GAMES]):
+        for row, g in zip(bad[:_SHOWN_GAMES], at[:_SHOWN_GAMES], strict=True):
             g = int(g)
             group = self.groups[self.group_of[g]]
             start = f"position {group.name!r}" if group.position else "new game"
@@ -413,7 +413,7 @@ class Pair:
     def finish(self) -> Coverage:
         """Print each group's coverage and return the batch's (also added to the module's totals)."""
         total = Coverage()
-        for gr, cov in zip(self.groups, self.cov):
+        for gr, cov in zip(self.groups, self.cov, strict=True):
             total.add(cov)
             if len(self.groups) > 1:
                 print(f"\n{self.label} / {gr.name}: {cov.summary()}")
@@ -521,7 +521,7 @@ def nightmare_heavy(s: core.State, rng: np.random.Generator) -> None:
     players' hands, with black mana to pay for it (KK*)."""
     deal(s, rng, weights=(3.0, 3.0, 0.5, 3.0), pile=(5, 25))
     for b in range(s.batch_size):
-        for i in range(int(CARDS.copies[_NIGHTMARE])):
+        for _ in range(int(CARDS.copies[_NIGHTMARE])):
             p = int(rng.integers(s.num_players))
             if move_card(s, b, _NIGHTMARE, "hand", p):
                 for _ in range(2):
@@ -627,7 +627,7 @@ def test_random_and_greedy_play_agree(num_players: int) -> None:
     max_turns, steps = PLAY[num_players]
     pair = Pair(f"play-{num_players}p", groups, num_players, seed=1000 * num_players, max_turns=max_turns)
     play(pair, steps=steps, seed=num_players)
-    for group, cov in zip(groups, pair.cov):
+    for group, cov in zip(groups, pair.cov, strict=True):
         ended = cov.terminated + cov.truncated
         assert ended >= 1.5 * group.games and cov.terminated, f"{group.name}: {cov.summary()}"
         assert cov.rare("declare") and cov.declared_yes, f"{group.name}: {cov.summary()}"

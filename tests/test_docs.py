@@ -505,12 +505,41 @@ def module_file(parts: tuple[str, ...]) -> str | None:
     return None
 
 
-def resolve_dotted(name: str) -> bool:
+#: The flat module paths before 0.4.0 -> their modules since (removed in 0.5.0): the CHANGELOG's
+#: history names them, and only there do they resolve.
+MOVED_BEFORE_0_4 = {
+    "aos_env.checks": "aos_env.base.checks",
+    "aos_env.files": "aos_env.base.files",
+    "aos_env.names": "aos_env.base.names",
+    "aos_env.render": "aos_env.view.render",
+    "aos_env.svg": "aos_env.view.svg",
+    "aos_env.replay": "aos_env.view.replay",
+    "aos_env.positions": "aos_env.tools.positions",
+    "aos_env.determinise": "aos_env.tools.determinise",
+    "aos_env.docs": "aos_env.tools.docs",
+    "aos_env.aec_env": "aos_env.envs.aec",
+    "aos_env.gym_env": "aos_env.envs.gym",
+    "aos_env.learner_env": "aos_env.envs.learner",
+    "aos_env.spaces": "aos_env.envs.spaces",
+    "aos_env.sb3": "aos_env.integrations.sb3",
+    "aos_env.rllib": "aos_env.integrations.rllib",
+    "aos_env.play": "aos_env.apps.play",
+    "aos_env.web": "aos_env.apps.web",
+}
+HISTORY = "CHANGELOG.md"
+
+
+def resolve_dotted(name: str, history: bool = False) -> bool:
     """``aos_env.x.y.Name.attr``: the longest module prefix exists and defines ``Name`` (what
-    follows it, attributes of that name, is not checked)."""
+    follows it, attributes of that name, is not checked). With ``history`` (the CHANGELOG), a
+    module path before 0.4.0 resolves at its later path."""
     parts = tuple(name.split("."))
     if parts[0] == "core":
         parts = ("aos_env",) + parts
+    for i in range(len(parts), 1, -1) if history else ():
+        if ".".join(parts[:i]) in MOVED_BEFORE_0_4:
+            parts = tuple(MOVED_BEFORE_0_4[".".join(parts[:i])].split(".")) + parts[i:]
+            break
     for i in range(len(parts), 0, -1):
         path = module_file(parts[:i])
         if path is None:
@@ -533,7 +562,7 @@ def broken_references() -> tuple[list[str], int]:
                 )
         for m in dotted_mentions(t):
             checked += 1
-            if not resolve_dotted(m.text):
+            if not resolve_dotted(m.text, history=t.file == HISTORY):
                 bad.setdefault(
                     (m.where, m.line, m.text),
                     f"{m.where}:{m.line}: {m.rule} {m.text!r} is not a module of the repo or a name in one",
@@ -582,7 +611,14 @@ def _scan(text: str, file: str = "docs/page.md", kind: str = MARKDOWN) -> list[s
         for m in link_mentions(t) + path_mentions(t)
         if not (resolve_link(m, t) if m.rule == "link" else resolve_path(m, file))
     ]
-    return list(dict.fromkeys(bad + [m.text for m in dotted_mentions(t) if not resolve_dotted(m.text)]))
+    dotted = [m.text for m in dotted_mentions(t) if not resolve_dotted(m.text, history=file == HISTORY)]
+    return list(dict.fromkeys(bad + dotted))
+
+
+def test_a_module_path_before_0_4_resolves_in_the_changelog_only() -> None:
+    text = "`aos_env.aec_env.raw_env` and `aos_env.positions` moved; `aos_env.cards.DEFAULT` stays."
+    assert _scan(text, "docs/page.md") == ["aos_env.aec_env.raw_env", "aos_env.positions"]
+    assert _scan(text, HISTORY) == []
 
 
 def test_scanner_finds_broken_references() -> None:

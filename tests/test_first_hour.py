@@ -6,6 +6,7 @@ documented limits of the other libraries."""
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import json
 import os
 import subprocess
@@ -288,7 +289,7 @@ def torch_mlp(*sizes: int, act=None):
 
     act = act or nn.Tanh
     layers = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
         if i:
             layers.append(act())
         layers.append(nn.Linear(a, b))

@@ -92,7 +92,7 @@ def test_every_handler_the_table_names_exists_in_both_engines(engine: str) -> No
 def test_numba_handlers_take_the_uniform_arguments() -> None:
     """The generated dispatch calls every handler the same way: (r, t, P, ...)."""
     tails = {"run": ["max_turns"], "forced": [], "mask": ["mask"]}
-    for p, role, m, fn in _handlers():
+    for _phase, role, m, fn in _handlers():
         params = list(inspect.signature(getattr(_nb(m), fn).py_func).parameters)
         assert params[:3] == ["r", "t", "P"], f"nb_engine.{m}.{fn}{tuple(params)}"
         if role == "apply":

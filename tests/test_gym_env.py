@@ -244,7 +244,7 @@ def trajectory(env, seed: int, steps: int = 80) -> list:
 
 
 def same(a: list, b: list) -> bool:
-    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
 
 
 def test_seeding_is_reproducible() -> None:
@@ -318,7 +318,7 @@ def continue_both(a, b, steps: int = 30) -> None:
         if isinstance(a, AgeOfSummonersEnv):
             actions = int(actions[0])
         ra, rb = a.step(actions), b.step(actions)
-        for x, y in zip(ra[:4], rb[:4]):
+        for x, y in zip(ra[:4], rb[:4], strict=True):
             np.testing.assert_array_equal(x, y)
         if isinstance(a, AgeOfSummonersEnv) and (ra[2] or ra[3]):
             a.reset()

@@ -3,6 +3,7 @@ the AEC env's rgb_array frames, and a video through Gymnasium's RecordVideo."""
 
 from __future__ import annotations
 
+import itertools
 import xml.etree.ElementTree as ET
 
 import gymnasium
@@ -169,7 +170,7 @@ def test_rgb_array_frames() -> None:
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         frames.append(env.render())
     assert all(f.shape == first.shape for f in frames)
-    assert all(not np.array_equal(a, b) for a, b in zip(frames, frames[1:])), "every move changes the picture"
+    assert all(not np.array_equal(a, b) for a, b in itertools.pairwise(frames)), "every move changes the picture"
 
 
 def test_pettingzoo_render_test() -> None:

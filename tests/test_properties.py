@@ -41,7 +41,7 @@ def brute_force_can_pay(need, any_, mana, stones) -> bool:
     for split in itertools.product(range(stones + 1), repeat=5):
         if sum(split) > stones:
             continue
-        if all(m + x >= n for m, x, n in zip(mana, split, need)):
+        if all(m + x >= n for m, x, n in zip(mana, split, need, strict=True)):
             left = sum(mana) + stones - sum(need)
             if left >= any_:
                 return True

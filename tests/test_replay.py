@@ -40,7 +40,7 @@ def recorded_game(tmp_path: Path, players: int = 3, seed: int = 21, max_turns: i
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     positions = [env.unwrapped.engine_state.copy()]
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -61,7 +61,7 @@ def test_env_replay_reproduces_every_position(tmp_path: Path) -> None:
     replay = load_replay(path)
     replayed = list(replay.states())
     assert len(replayed) == len(positions)
-    for i, (a, b) in enumerate(zip(replayed, positions)):
+    for i, (a, b) in enumerate(zip(replayed, positions, strict=True)):
         assert_same_state(a, b, f"position {i}")
     last = positions[-1]
     assert last.terminated[0] or last.truncated[0]

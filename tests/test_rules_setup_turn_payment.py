@@ -635,13 +635,13 @@ def test_R4_2_mana_kinds_are_public_stones_show_only_their_number():
 
     base = _observations(pos(["Golem"], ["Seraph", "Seraph"]))
     # other faces under the stones: no observation changes, not even the owner's
-    for a, b in zip(base, _observations(pos(["Golem"], ["Imp", "Chimera"]))):
+    for a, b in zip(base, _observations(pos(["Golem"], ["Imp", "Chimera"])), strict=True):
         np.testing.assert_array_equal(a, b)
     # another kind of face-up mana, even of the same colour (Gargoyle vs Golem): visible to all
-    for a, b in zip(base, _observations(pos(["Gargoyle"], ["Seraph", "Seraph"]))):
+    for a, b in zip(base, _observations(pos(["Gargoyle"], ["Seraph", "Seraph"])), strict=True):
         assert not np.array_equal(a, b)
     # one stone more: visible to all
-    for a, b in zip(base, _observations(pos(["Golem"], ["Seraph", "Seraph", "Imp"]))):
+    for a, b in zip(base, _observations(pos(["Golem"], ["Seraph", "Seraph", "Imp"])), strict=True):
         assert not np.array_equal(a, b)
 
 
@@ -993,7 +993,8 @@ def _legal_units(need, any_, avail, paid, floor) -> list[int]:
         now = [x + (i == u) for i, x in enumerate(paid)]
         left = sum(need) + any_ - sum(now)
         if left >= 0 and any(
-            _is_payment(need, any_, [a + b for a, b in zip(now, m)]) for m in _multisets(rest_avail, u, left)
+            _is_payment(need, any_, [a + b for a, b in zip(now, m, strict=True)])
+            for m in _multisets(rest_avail, u, left)
         ):
             out.append(u)
     return out
@@ -1047,14 +1048,14 @@ def test_R5_1_R5_2_summon_and_payment_choices_match_a_brute_force_model():
         state = play(state, k)
         while phase(state) == Phase.PAY:
             now = _units(state)
-            paid = [a - b for a, b in zip(avail, now)]
+            paid = [a - b for a, b in zip(avail, now, strict=True)]
             floor = max([u for u in range(UNITS) if paid[u]], default=0)
             units = _legal_units(need, any_, now, paid, floor)
             assert [u for u in range(UNITS) if state.legal_action_mask[0, core.MANA_BLACK + u]] == units
             state = play(state, core.MANA_BLACK + int(rng.choice(units)))
             steps += 1
         assert state.spirits[0, 0, k] == 1
-        assert _is_payment(need, any_, [a - b for a, b in zip(avail, _units(state))])
+        assert _is_payment(need, any_, [a - b for a, b in zip(avail, _units(state), strict=True)])
     assert steps > 50  # the walk did meet real payment choices
 
 

@@ -147,7 +147,7 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
         for _ in range(20):
             a = actions(venv.action_masks())
             got, want = venv.step(a), twin.step(a)
-            for x, y in zip(got[:3], want[:3]):
+            for x, y in zip(got[:3], want[:3], strict=True):
                 np.testing.assert_array_equal(x, y)
 
 

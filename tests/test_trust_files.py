@@ -445,15 +445,15 @@ def test_the_largest_card_numbers_give_exact_scores(tmp_path: Path) -> None:
         state.faith[0, 0] = 10
         recompute_stats(state)
         copies = [int(c) for c in cs.copies]
-        exact_stats = [sum(c * int(v) for c, v in zip(copies, col)) for col in cs.stat_table.T.tolist()]
+        exact_stats = [sum(c * int(v) for c, v in zip(copies, col, strict=True)) for col in cs.stat_table.T.tolist()]
         assert state.stats[0, 0].tolist() == exact_stats
         icons = [sum(c * int(cs.icons[k, i]) for k, c in enumerate(copies)) for i in range(5)]
         per_unit = [sum(c * int(cs.score[k, j]) for k, c in enumerate(copies)) for j in range(8)]
         units = icons + [min(icons), 0, 10]
         exact = (
             int(state.vp[0, 0])
-            + sum(c * int(p) for c, p in zip(copies, cs.points))
-            + sum(a * b for a, b in zip(per_unit, units))
+            + sum(c * int(p) for c, p in zip(copies, cs.points, strict=True))
+            + sum(a * b for a, b in zip(per_unit, units, strict=True))
         )
         assert int(core.final_scores(state)[0, 0]) == exact > 0
 

@@ -251,8 +251,9 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         warnings.warn(
             f"action {action} is not legal now: the game ended with reward {self.learner.illegal_reward:g} "
             "(illegal_action='terminate'; this warning is shown once per env). Choose among the legal actions "
-            "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and aos_env.integrations.sb3.evaluate_policy "
-            "use them), or make the env with illegal_action='raise' to stop at the first one.",
+            "of info['action_mask'] or env.action_masks() (sb3-contrib's MaskablePPO and "
+            "aos_env.integrations.sb3.evaluate_policy use them), or make the env with illegal_action='raise' "
+            "to stop at the first one.",
             IllegalActionWarning,
             stacklevel=3,
         )

@@ -62,7 +62,8 @@ def cards_markdown(cards: CardSet | None = None) -> str:
         f"{cards.num_kinds} kinds, {int(cards.copies.sum())} cards. Cost symbols: K black, G green, R red,",
         "Y yellow, U blue, * any. *Named* spirits are the ten the rulebook mentions; the others are this",
         "project's reconstruction. *Effect* is what the engine runs: a plain bonus per copy from the data",
-        "table, game-end scoring, or a special ability with its own function in `aos_env/core/np_engine/abilities.py` (and its compiled twin in `nb_engine/`).",
+        "table, game-end scoring, or a special ability with its own function in "
+        "`aos_env/core/np_engine/abilities.py` (and its compiled twin in `nb_engine/`).",
         "",
         "| id | name | colour (no.) | copies | cost | icons | points | timing | optional | effect | ability |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
@@ -134,7 +135,8 @@ def observation_markdown() -> str:
         f"shipped cards and the default turn limit ({DEFAULT_MAX_TURNS}), with the raw number it stands for and",
         "where that comes from (`core.obs_layout.raw_bounds`). The rules cap every count (110 cards,",
         "faith 10) but not VP chips, which never run out (R1.4): their bound is the most VP the supply",
-        f"can give in one turn ({vp_per_turn(load_cards())} with the shipped cards: one summon or action with every bonus, Cerberus",
+        f"can give in one turn ({vp_per_turn(load_cards())} with the shipped cards: "
+        "one summon or action with every bonus, Cerberus",
         "and Belial) times the most turns a game lasts, and scores add every printed point and",
         "game-end bonus at its most. `turn`, `vp` and `score` grow with `max_turns`; the rest depends",
         "on the card set alone. These are safe limits, not typical values: VP and scores stay far",

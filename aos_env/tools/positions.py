@@ -23,7 +23,7 @@ is allowed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
@@ -34,7 +34,7 @@ from ..core.api import MAX_MAX_TURNS, MAX_VP, last_turn_of, turn_limit
 from ..core.cards import CardSet, load_cards
 from ..core.constants import FAITH_CAP, INITIAL_FAITH, MAX_PLAYERS, MIN_PLAYERS
 
-CardRef = Union[str, int]
+CardRef = str | int
 
 #: Keys of a player's dict.
 PLAYER_KEYS = ("hand", "mana", "head", "spirits", "stones", "vp", "faith")
