@@ -436,11 +436,7 @@ def spiel_state(kind: str):
 )
 def test_load_game_parameter_ranges(params, pattern) -> None:
     """A negative rng_seed was accepted and failed only at the first deal, as a 'seed' nobody gave."""
-    refused(
-        None,
-        lambda params=params: pyspiel.load_game(aos_spiel.GAME_NAME, params),
-        r"^python_age_of_summoners: " + pattern,
-    )
+    refused(None, lambda: pyspiel.load_game(aos_spiel.GAME_NAME, params), r"^python_age_of_summoners: " + pattern)
 
 
 @pytest.mark.parametrize(

@@ -355,10 +355,8 @@ def test_valid_controls_numpy_actions() -> None:
     env = AgeOfSummonersEnv(opponents="random", illegal_action="raise")
     _, info = env.reset(seed=1)
     for dtype in (np.int8, np.uint16, np.int64):
-        for wrap in (
-            dtype,
-            lambda a, dtype=dtype: np.array(dtype(a)),
-        ):  # a numpy scalar; the 0-d array SB3's predict gives
+        # a numpy scalar; the 0-d array SB3's predict gives
+        for wrap in (dtype, lambda a, dtype=dtype: np.array(dtype(a))):
             obs, r, term, trunc, info = env.step(wrap(np.flatnonzero(info["action_mask"])[0]))
             if term or trunc:
                 _, info = env.reset()
