@@ -196,3 +196,25 @@ def test_step_a_subset_of_games() -> None:
         core.step(state, acts, games=np.array([0, 1, 2]))
     with pytest.raises(ValueError, match="games"):
         core.step(state, acts, games=np.array([1, 9]))
+
+
+def test_state_declares_every_field_as_an_annotation() -> None:
+    """``State``'s class annotations name the fields of ``FIELDS``, in its order and with its
+    dtypes, so that readers and type checkers see ``state.hand`` (the fields are attached at
+    run time as views into the records)."""
+    import typing
+
+    from aos_env.core.state import FIELDS, State
+
+    hints = typing.get_type_hints(State)
+    declared = [name for name in State.__annotations__ if name in core.FIELD_NAMES]
+    assert declared == list(core.FIELD_NAMES)
+    assert [n for n in State.__annotations__ if n not in core.FIELD_NAMES] == [
+        "num_players", "max_turns", "cards", "backend", "records", "_every", "_batch", "_tables",
+    ]  # fmt: skip
+    state = core.init(1, 2, seed=0, backend="numpy")
+    for f in FIELDS:
+        dtype_arg = typing.get_args(hints[f.name])[1]  # NDArray[T] is ndarray[shape, dtype[T]]
+        (scalar,) = typing.get_args(dtype_arg)
+        assert scalar is np.dtype(f.dtype).type, f"State.{f.name}: annotated {scalar}, FIELDS says {f.dtype}"
+        assert getattr(state, f.name).dtype == np.dtype(scalar), f.name

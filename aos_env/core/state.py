@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 import numpy as np
+import numpy.typing as npt
 
 from ..base.checks import ArgumentError, check_choice, check_indices
 from .cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
@@ -162,6 +163,59 @@ class State:
     """A batch of B games of P players: the fields of ``FIELDS`` (numpy arrays, first axis B),
     ``num_players``, ``max_turns``, ``cards`` (the card set) and ``backend`` ("numba" or
     "numpy": which engine ``core.step`` uses for it)."""
+
+    # -- the fields (FIELDS, in its order; tests hold the two together), so that readers and type
+    # checkers see them: __init__ attaches each as a view into the records --
+    current_player: npt.NDArray[np.int32]
+    active_player: npt.NDArray[np.int32]
+    legal_action_mask: npt.NDArray[np.bool_]
+    rewards: npt.NDArray[np.float32]
+    terminated: npt.NDArray[np.bool_]
+    truncated: npt.NDArray[np.bool_]
+    hand: npt.NDArray[np.int8]
+    spirits: npt.NDArray[np.int8]
+    mana: npt.NDArray[np.int8]
+    head: npt.NDArray[np.int32]
+    stones: npt.NDArray[np.int8]
+    vp: npt.NDArray[np.int32]
+    faith: npt.NDArray[np.int32]
+    deck: npt.NDArray[np.int8]
+    discard: npt.NDArray[np.int8]
+    offer: npt.NDArray[np.int8]
+    phase: npt.NDArray[np.int32]
+    command_number: npt.NDArray[np.int32]
+    declarer: npt.NDArray[np.int32]
+    turn: npt.NDArray[np.int32]
+    rng_key: npt.NDArray[np.uint64]
+    rng_counter: npt.NDArray[np.uint64]
+    cmd_card: npt.NDArray[np.int32]
+    head_number: npt.NDArray[np.int32]
+    offer_public: npt.NDArray[np.bool_]
+    last_turn: npt.NDArray[np.int32]
+    summon_kind: npt.NDArray[np.int32]
+    pay_need: npt.NDArray[np.int32]
+    pay_any: npt.NDArray[np.int32]
+    paid: npt.NDArray[np.int32]
+    choice_left: npt.NDArray[np.int32]
+    choice_floor: npt.NDArray[np.int32]
+    draw_pend: npt.NDArray[np.int32]
+    draw_return: npt.NDArray[np.int32]
+    drawn: npt.NDArray[np.int32]
+    draw_round_done: npt.NDArray[np.bool_]
+    discard_seat: npt.NDArray[np.int32]
+    discard_shortage: npt.NDArray[np.bool_]
+    discard_return: npt.NDArray[np.int32]
+    giver_seat: npt.NDArray[np.int32]
+    stats: npt.NDArray[np.int16]
+    # -- the rest: set once in __init__ --
+    num_players: int
+    max_turns: int
+    cards: CardSet
+    backend: str
+    records: np.ndarray
+    _every: npt.NDArray[np.int64]
+    _batch: int
+    _tables: np.ndarray | None
 
     def __init__(
         self,
