@@ -21,7 +21,16 @@ _HERE = Path(__file__).resolve().parent
 #: Modules outside this folder that the compiled code depends on (constants, tables, functions).
 _SHARED = [
     _HERE.parent / name
-    for name in ("constants.py", "phases.py", "state.py", "obs_layout.py", "scores.py", "_numba.py", "cards.py")
+    for name in (
+        "constants.py",
+        "phases.py",
+        "state.py",
+        "obs_layout.py",
+        "scores.py",
+        "rng.py",
+        "_numba.py",
+        "cards.py",
+    )
 ]
 #: The file name of the dispatch functions generated from the phase table (``engine.DISPATCH_SOURCE``).
 DISPATCH_FILE = "<aos_env.core.nb_engine dispatch>"
@@ -29,7 +38,10 @@ DISPATCH_FILE = "<aos_env.core.nb_engine dispatch>"
 TAG = _numba.sources_tag(sorted(_HERE.glob("*.py")) + _SHARED)
 CACHE_DIR = _numba.cache_folder("numba", TAG)
 _CACHE = _numba.cacheable(CACHE_DIR)
-_numba.register([*_HERE.glob("*.py"), _HERE.parent / "scores.py", DISPATCH_FILE], CACHE_DIR, TAG)
+# scores.py and rng.py: functions of theirs are compiled here too (``scoring._tie_rank``, ``rng.mix64``)
+_numba.register(
+    [*_HERE.glob("*.py"), _HERE.parent / "scores.py", _HERE.parent / "rng.py", DISPATCH_FILE], CACHE_DIR, TAG
+)
 
 
 def jit(fn):
