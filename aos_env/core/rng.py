@@ -12,6 +12,8 @@ many numbers it has used: never on the batch size or on the other games.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 import numpy.typing as npt
 
@@ -22,14 +24,17 @@ M2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S32 = (np.uint64(s) for s in (30, 27, 31, 32))
 
 U64 = npt.NDArray[np.uint64]
+#: A uint64 array, or one uint64 (the compiled engine's scalar code).
+_U = TypeVar("_U", U64, np.uint64)
 
 
-def mix64(z: U64) -> U64:
+def mix64(z: _U) -> _U:
     """SplitMix64 finaliser on a uint64 array, or on one uint64 (wrapping arithmetic is intended).
     Plain scalar code: the compiled engine compiles this function itself (``nb_engine.rng.mix64``)."""
     z = (z ^ (z >> _S30)) * M1
     z = (z ^ (z >> _S27)) * M2
-    return z ^ (z >> _S31)
+    result: _U = z ^ (z >> _S31)
+    return result
 
 
 def splitmix64(x: U64) -> U64:
@@ -67,4 +72,5 @@ def block(key: U64, counter: U64, idx: npt.NDArray[np.int64], n: int) -> U64:
 def scale(z: U64, high: npt.NDArray[np.integer]) -> npt.NDArray[np.int64]:
     """Raw numbers -> uniform integers in [0, high) (Lemire's multiply-high: the top 32 bits
     times high, shifted back down)."""
-    return (((z >> _S32) * high.astype(np.uint64)) >> _S32).astype(np.int64)
+    result: np.ndarray = (((z >> _S32) * high.astype(np.uint64)) >> _S32).astype(np.int64)
+    return result

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import rng as _rng
-from ._jit import jit
+from ._jit import Record, jit
 
 _GOLDEN, _M2 = _rng.GOLDEN, _rng.M2
 _S32 = np.uint64(32)
@@ -22,26 +22,26 @@ mix64 = jit(_rng.mix64)
 
 
 @jit
-def seed_key(seed):
+def seed_key(seed: int) -> np.uint64:
     """A game's key from its int64 seed (the same bits read as uint64): ``core.rng.seed_keys``."""
     return mix64(np.uint64(seed) * _GOLDEN + _M2)
 
 
 @jit
-def raw(r, n):
+def raw(r: Record, n: int) -> np.uint64:
     """Random number ``counter + n`` of the game in record ``r``, without using it up: ``core.rng.block``."""
     return mix64(r.rng_key + (r.rng_counter + np.uint64(n)) * _GOLDEN)
 
 
 @jit
-def scale(z, high):
+def scale(z: np.uint64, high: int) -> np.int64:
     """A raw number -> a uniform integer in [0, high) (Lemire's multiply-high on the top 32 bits):
     ``core.rng.scale``."""
     return np.int64(((z >> _S32) * np.uint64(high)) >> _S32)
 
 
 @jit
-def randint(r, high):
+def randint(r: Record, high: int) -> np.int64:
     """One uniform integer in [0, high) for the game in record ``r``; uses up one number. high >= 1, < 2**31."""
     z = raw(r, 0)
     r.rng_counter += np.uint64(1)
