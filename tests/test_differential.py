@@ -214,7 +214,7 @@ class Pair:
         self.ref = core.init(B, num_players, seed=seed, max_turns=max_turns, backend="numpy")
         self.fast = core.init(B, num_players, seed=seed, max_turns=max_turns, backend="numba")
         self.seed = seed
-        self.one_game_kernel = one_game_kernel  # step the numba game with nb_engine.try_step_one (B == 1)
+        self.one_game_kernel = one_game_kernel  # step the numba game with its GameHandle (B == 1)
         self.seeds = seed + np.arange(B, dtype=np.int64)  # each game's seed, for reports
         self.since = np.zeros(B, dtype=np.int64)  # steps of each game since its (re)start
         self.next_seed = seed + B
@@ -350,7 +350,9 @@ class Pair:
         self.last_action[g] = actions
         core.step(self.ref, actions, games)
         if self.one_game_kernel:
-            assert nb_engine.try_step_one(self.fast, int(actions[0])), "the one-game kernel refused a legal action"
+            assert core.game_handle(self.fast, 0).step(int(actions[0])).legal, (
+                "the one-game kernel refused a legal action"
+            )
         else:
             core.step(self.fast, actions, games)
         self.since[g] += 1
@@ -734,7 +736,7 @@ def test_subsets_and_resets_agree(num_players: int) -> None:
 def test_one_game_agrees(num_players: int) -> None:
     """A batch of one game: the numpy engine's one-game advance and the compiled one-game
     observation (an int player); new games through core.step, then crowded positions through
-    the compiled one-game step kernel (nb_engine.try_step_one)."""
+    the compiled one-game step kernel (core.GameHandle.step)."""
     cases = [
         (Group("new", 1, policy=random_policy(0.3)), False),
         (Group("shortage", 1, crowded, random_policy(0.2)), True),
@@ -829,9 +831,11 @@ def test_bad_actions_raise_and_change_nothing(num_players: int) -> None:
         pair.check(f"the refused steps before step {pair.steps + 1}")
         pair.step(legal)
     one = Pair(f"bad-actions-one-game-{num_players}p", [Group("new", 1)], num_players, seed=71_000 + num_players)
+    one.fast.rewards[0] = 1.0  # a refused step leaves the rewards too
     before = _fields(one.fast)
-    assert not nb_engine.try_step_one(one.fast, int(np.nonzero(~one.fast.legal_action_mask[0])[0][0]))
-    assert not nb_engine.try_step_one(one.fast, core.NUM_ACTIONS)
+    assert not core.game_handle(one.fast, 0).step(int(np.nonzero(~one.fast.legal_action_mask[0])[0][0])).legal
+    for bad in (int(np.nonzero(~one.fast.legal_action_mask[0])[0][0]), core.NUM_ACTIONS):  # the kernel's own check
+        assert nb_engine.step(one.fast, one.fast._every, np.array([bad], dtype=np.int64)) == 0
     assert _fields(one.fast) == before, "the one-game kernel changed a state it refused"
     pair.finish()
     print(f"bad actions tried in phases: {dict(phases)}")

@@ -196,3 +196,68 @@ def test_step_a_subset_of_games() -> None:
         core.step(state, acts, games=np.array([0, 1, 2]))
     with pytest.raises(ValueError, match="games"):
         core.step(state, acts, games=np.array([1, 9]))
+
+
+def test_state_declares_every_field_as_an_annotation() -> None:
+    """``State``'s class annotations name the fields of ``FIELDS``, in its order and with its
+    dtypes, so that readers and type checkers see ``state.hand`` (the fields are attached at
+    run time as views into the records)."""
+    import typing
+
+    from aos_env.core.state import FIELDS, State
+
+    hints = typing.get_type_hints(State)
+    declared = [name for name in State.__annotations__ if name in core.FIELD_NAMES]
+    assert declared == list(core.FIELD_NAMES)
+    assert [n for n in State.__annotations__ if n not in core.FIELD_NAMES] == [
+        "num_players", "max_turns", "cards", "backend", "records", "_every", "_batch", "_tables",
+    ]  # fmt: skip
+    state = core.init(1, 2, seed=0, backend="numpy")
+    for f in FIELDS:
+        dtype_arg = typing.get_args(hints[f.name])[1]  # NDArray[T] is ndarray[shape, dtype[T]]
+        (scalar,) = typing.get_args(dtype_arg)
+        assert scalar is np.dtype(f.dtype).type, f"State.{f.name}: annotated {scalar}, FIELDS says {f.dtype}"
+        assert getattr(state, f.name).dtype == np.dtype(scalar), f.name
+
+
+def test_one_splitmix64_the_compiled_rng_is_its_twin() -> None:
+    """SplitMix64 is written once (``core.rng``): the compiled engine compiles that very ``mix64``,
+    and its scalar functions give the numpy reference's numbers bit for bit."""
+    from aos_env.core import rng
+    from aos_env.core.nb_engine import rng as nb_rng
+
+    assert nb_rng.mix64.py_func is rng.mix64
+    seeds = np.array([0, 1, 2, 12345, 2**62, 2**63 - 1], dtype=np.int64)
+    # SplitMix64 from state 0: its published first outputs
+    assert rng.splitmix64(np.array([0], dtype=np.uint64))[0] == np.uint64(0xE220A8397B1DCDAF)
+    assert rng.splitmix64(rng.GOLDEN)[()] == np.uint64(0x6E789E6AA1B965F4)
+    z = rng.splitmix64(seeds.view(np.uint64))
+    with np.errstate(over="ignore"):
+        assert [nb_rng.mix64(x + rng.GOLDEN) for x in seeds.view(np.uint64)] == list(z)
+    assert [nb_rng.seed_key(int(s)) for s in seeds] == list(rng.seed_keys(seeds))
+    high = np.array([1, 2, 3, 7, 110, 2**31 - 1], dtype=np.int64)
+    assert [nb_rng.scale(np.uint64(x), int(h)) for x, h in zip(z, high, strict=True)] == list(rng.scale(z, high))
+    # whole streams: the compiled engine's games draw what the numpy engine's draw
+    state = core.init(len(seeds), 2, seed=seeds, backend="numba")
+    np.testing.assert_array_equal(state.rng_key, rng.seed_keys(seeds))
+
+
+def test_truncate_goes_through_each_states_engine(monkeypatch) -> None:
+    """``core.truncate`` ends a numba state's games with the compiled engine (the numpy engine is
+    not called for it), with the same result as the numpy engine's."""
+    from aos_env.core import np_engine
+
+    calls = []
+    real = np_engine.truncate
+    monkeypatch.setattr(np_engine, "truncate", lambda s, g: calls.append(s.backend) or real(s, g))
+    states = [core.init(4, 3, seed=5, backend=backend) for backend in ("numpy", "numba")]
+    for state in states:
+        state.rewards[:] = 0.5
+        core.truncate(state, [1, 3])
+        core.truncate(state, [3])  # finished: left as it is
+    assert calls == ["numpy"]
+    ref, fast = states
+    assert fast.truncated.tolist() == [False, True, False, True]
+    assert fast.rewards[[1, 3]].tolist() == [[0.0] * 3] * 2 and (fast.rewards[[0, 2]] == 0.5).all()
+    for name in core.FIELD_NAMES:
+        np.testing.assert_array_equal(getattr(ref, name), getattr(fast, name), err_msg=name)

@@ -437,12 +437,16 @@ def test_positions_check_the_turn_as_refresh_does() -> None:
 
 def test_core_step_of_one_game_takes_the_one_game_kernel(monkeypatch) -> None:
     from aos_env.core import nb_engine
+    from aos_env.core.nb_engine import engine
 
-    assert not hasattr(nb_engine, "step")
+    for gone in ("try_step", "try_step_one", "step_game", "observe_game"):  # one path per job
+        assert not hasattr(nb_engine, gone), gone
+    assert not hasattr(engine, "step_one")
     calls = []
-    real = nb_engine.try_step_one
-    monkeypatch.setattr(nb_engine, "try_step_one", lambda state, a: calls.append(a) or real(state, a))
-    state = core.init(1, 2, seed=3, backend="numba")
+    real = engine.one_game
+    monkeypatch.setattr(engine, "one_game", lambda *args: calls.append(args[-1]) or real(*args))
+    state = core.init(1, 2, seed=3, backend="numba")  # its set-up takes the kernel too (value: the seed)
+    calls.clear()
     a = int(np.flatnonzero(state.legal_action_mask[0])[0])
     core.step(state, [a])
     assert calls == [a]
@@ -484,13 +488,13 @@ _CONFIG_SCRIPT = textwrap.dedent("""
     import users_module
     users_module.twice(2)
     from aos_env.core.nb_engine import _jit, engine
-    hits = sum(sum(f.stats.cache_hits.values()) for f in (engine.step_one, engine.step_batch_parallel))
-    misses = sum(sum(f.stats.cache_misses.values()) for f in (engine.step_one, engine.step_batch_parallel))
+    hits = sum(sum(f.stats.cache_hits.values()) for f in (engine.one_game, engine.step_batch_parallel))
+    misses = sum(sum(f.stats.cache_misses.values()) for f in (engine.one_game, engine.step_batch_parallel))
     print(json.dumps({
         "same": settings() == before,
         "changed": sorted(k for k, v in settings().items() if before.get(k) != v),
         "layer": numba.threading_layer(),
-        "engine_cache": engine.step_one.stats.cache_path, "our_folder": _jit.CACHE_DIR,
+        "engine_cache": engine.one_game.stats.cache_path, "our_folder": _jit.CACHE_DIR,
         "greedy_cache": _greedy_kernel.greedy_actions.stats.cache_path, "greedy_folder": _greedy_kernel.CACHE_DIR,
         "user_cache": users_module.twice.stats.cache_path,
         "first_step": first_step, "hits": hits, "misses": misses,

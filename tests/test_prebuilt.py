@@ -132,8 +132,9 @@ for _ in range(30):
     obs = core.observe(s, s.current_player[live], live)
     core.step(s, greedy.act_batch(obs, s.legal_action_mask[live]), live)
 core.final_scores(s)
+core.truncate(s, np.arange(64))
 kernels = [k.one_game, k.aec_observe, k.observe_one_game, k.setup_batch, k.step_batch, k.observe_batch,
-           k.scores_batch, g.greedy_actions]
+           k.scores_batch, k.truncate_batch, g.greedy_actions]
 misses = {d.py_func.__name__: sum(d.stats.cache_misses.values()) for d in kernels}
 hits = {d.py_func.__name__: sum(d.stats.cache_hits.values()) for d in kernels}
 print(misses, hits)

@@ -5,8 +5,9 @@
 >>> state = core.step(state, first_legal_actions)                    # doctest: +SKIP
 >>> ref = core.init(num_envs=8, num_players=3, seed=0, backend="numpy")   # the same games
 
-``step_game`` / ``observe_game`` are the same for one game of a batch at a time, with less
-bookkeeping per call (the AEC env's path).
+``game_handle(state, game)`` is the one-game path (the AEC env's): its ``step`` / ``observe`` play
+one game of a batch with the state and the game checked once; ``step_game`` / ``observe_game`` are
+the same for one call.
 
 Two engines play exactly the same games: ``nb_engine`` (compiled with numba, the default) and
 ``np_engine`` (numpy-vectorised, the readable reference). ``docs/api.md`` describes the API.

@@ -31,8 +31,9 @@ import hashlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TextIO
 
 from numba import config
 from numba.core import caching
@@ -57,8 +58,9 @@ def cache_folder(name: str, tag: str) -> str:
     """Where functions of ``name`` with sources ``tag`` cache: ``<numba.config.CACHE_DIR>/aos_env-<name>-<tag>``
     if the user gave numba a cache folder (``$NUMBA_CACHE_DIR``), else
     ``$XDG_CACHE_HOME/aos_env/<name>-<tag>`` (``~/.cache`` by default)."""
-    if config.CACHE_DIR:
-        return os.path.join(config.CACHE_DIR, f"aos_env-{name}-{tag}")
+    cache_dir: str = getattr(config, "CACHE_DIR", "")  # numba sets its options at run time: no stub sees them
+    if cache_dir:
+        return os.path.join(cache_dir, f"aos_env-{name}-{tag}")
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "aos_env", f"{name}-{tag}")
 
@@ -70,7 +72,7 @@ class CacheLocator(caching._CacheLocator):  # numba's base class of cache locato
     #: realpath of a source file (or a name given to generated code) -> (folder, sources tag)
     _registered: dict[str, tuple[str, str]] = {}
 
-    def __init__(self, py_func, py_file: str, folder: str, tag: str) -> None:
+    def __init__(self, py_func: Any, py_file: str, folder: str, tag: str) -> None:
         self._folder, self._tag = folder, tag
         self._lineno = py_func.__code__.co_firstlineno
 
@@ -84,13 +86,13 @@ class CacheLocator(caching._CacheLocator):  # numba's base class of cache locato
         return str(self._lineno)
 
     @classmethod
-    def from_function(cls, py_func, py_file: str):
+    def from_function(cls, py_func: Any, py_file: str) -> CacheLocator | None:
         hit = cls._registered.get(_key(py_file))
         if hit is None:
             return None  # not ours: numba's next locator
         self = cls(py_func, py_file, *hit)
         try:
-            self.ensure_cache_path()
+            self.ensure_cache_path()  # type: ignore[no-untyped-call]
         except OSError:
             return None  # an unwritable folder: numba's own locators, or no cache (``cacheable``)
         return self
@@ -105,8 +107,9 @@ def register(files: Iterable[str | Path], folder: str, tag: str) -> None:
     which start with ``<``) in ``folder``, with ``tag`` as their source stamp."""
     for f in files:
         CacheLocator._registered[_key(str(f))] = (folder, tag)
-    if CacheLocator not in caching.CacheImpl._locator_classes:
-        caching.CacheImpl._locator_classes.insert(0, CacheLocator)
+    locators: list[Any] = caching.CacheImpl._locator_classes
+    if CacheLocator not in locators:
+        locators.insert(0, CacheLocator)
     _listen()
 
 
@@ -179,15 +182,17 @@ def launch_threads() -> None:
 
     if parallel._is_initialized:
         return
-    if str(config.THREADING_LAYER).lower() != "default":
-        parallel._launch_threads()  # the user's choice
+    settings: Any = config  # numba sets its options at run time: no stub sees them
+    launch: Callable[[], None] = parallel._launch_threads
+    if str(settings.THREADING_LAYER).lower() != "default":
+        launch()  # the user's choice
         return
-    chosen = config.THREADING_LAYER
-    config.THREADING_LAYER = THREADING_LAYER
+    chosen = settings.THREADING_LAYER
+    settings.THREADING_LAYER = THREADING_LAYER
     try:
-        parallel._launch_threads()
+        launch()
     finally:
-        config.THREADING_LAYER = chosen
+        settings.THREADING_LAYER = chosen
 
 
 # ---- one specialisation per function ------------------------------------------------------------
@@ -200,7 +205,7 @@ def launch_threads() -> None:
 # normalised signature. Literals stay: the code compiled for them is faster.
 
 
-def _normal_type(ty):
+def _normal_type(ty: Any) -> Any:
     """``ty`` as a helper is compiled for it: ints (but uint64) as int64. Literal constants are
     kept: compiled for its constants, a helper ran up to 30% faster in batches of 64-1,024 games."""
     from numba.core import types
@@ -212,7 +217,7 @@ def _normal_type(ty):
     return ty
 
 
-def _helper_dispatcher_class():
+def _helper_dispatcher_class() -> type[Any]:
     from numba.core.registry import CPUDispatcher
 
     class HelperDispatcher(CPUDispatcher):
@@ -223,11 +228,11 @@ def _helper_dispatcher_class():
 
         _python_twin = None
 
-        def get_call_template(self, args, kws):
-            pysig, args = self._compiler.fold_argument_types(args, kws)
+        def get_call_template(self, args: Any, kws: Any) -> Any:
+            pysig, args = self._compiler.fold_argument_types(args, kws)  # type: ignore[attr-defined]
             return super().get_call_template(tuple(_normal_type(a) for a in args), {})
 
-        def __call__(self, *args, **kws):
+        def __call__(self, *args: Any, **kws: Any) -> Any:
             twin = self._python_twin
             if twin is None:
                 from numba import njit
@@ -243,10 +248,10 @@ def _helper_dispatcher_class():
     return HelperDispatcher
 
 
-_HELPER_CLASS = None
+_HELPER_CLASS: type[Any] | None = None
 
 
-def helper(fn, cache: bool, **options):
+def helper(fn: Callable[..., Any], cache: bool, **options: Any) -> Any:
     """``fn`` compiled with numba (nopython) as a helper of other compiled functions:
     ``HelperDispatcher`` (one compile per normalised signature, no Python wrapper)."""
     global _HELPER_CLASS
@@ -275,7 +280,9 @@ class CompileNotice:
     and not at all with ``$AOS_QUIET`` = 1. A process that loads everything from the cache
     compiles nothing, so says nothing."""
 
-    def __init__(self, clock=None, stream=None, threshold: float = NOTICE_AFTER_S) -> None:
+    def __init__(
+        self, clock: Callable[[], float] | None = None, stream: TextIO | None = None, threshold: float = NOTICE_AFTER_S
+    ) -> None:
         import time
 
         self.clock = clock or time.perf_counter
@@ -285,10 +292,10 @@ class CompileNotice:
         self.said = False
         self._depth = 0
         self._t0 = 0.0
-        self._folder: str | None = None
+        self._folder: tuple[str, bool] | None = None
 
     @staticmethod
-    def folder_of(dispatcher) -> tuple[str, bool] | None:
+    def folder_of(dispatcher: Any) -> tuple[str, bool] | None:
         """(cache folder, whether it caches) of one of our functions; None for another's."""
         py_func = getattr(dispatcher, "py_func", None)
         code = getattr(py_func, "__code__", None)
@@ -297,16 +304,16 @@ class CompileNotice:
             return None
         return hit[0], type(getattr(dispatcher, "_cache", None)).__name__ not in ("NullCache", "NoneType")
 
-    def on_start(self, event) -> None:
-        ours = self.folder_of(event.data.get("dispatcher")) if self._depth == 0 else True
-        if not ours:
-            return
+    def on_start(self, event: Any) -> None:
         if self._depth == 0:
+            ours = self.folder_of(event.data.get("dispatcher"))
+            if not ours:
+                return
             self._t0 = self.clock()
             self._folder = ours
         self._depth += 1
 
-    def on_end(self, event) -> None:
+    def on_end(self, event: Any) -> None:
         if self._depth == 0:
             return  # another's function, not inside one of ours
         self._depth -= 1
@@ -317,7 +324,7 @@ class CompileNotice:
             self.said = True
             if os.environ.get(QUIET_ENV, "") not in ("", "0"):
                 return
-            folder, caches = self._folder
+            folder, caches = self._folder or ("", False)
             where = (
                 f"cached in {folder}, so once per version"
                 if caches
@@ -342,11 +349,12 @@ def _listen() -> None:
     from numba.core import event
 
     class _Listener(event.Listener):
-        def on_start(self, ev) -> None:
-            _NOTICE.on_start(ev)
+        def on_start(self, ev: Any) -> None:
+            notice.on_start(ev)
 
-        def on_end(self, ev) -> None:
-            _NOTICE.on_end(ev)
+        def on_end(self, ev: Any) -> None:
+            notice.on_end(ev)
 
-    _NOTICE = CompileNotice()
-    event.register("numba:compile", _Listener())
+    _NOTICE = notice = CompileNotice()
+    register: Callable[[str, Any], None] = event.register
+    register("numba:compile", _Listener())

@@ -9,9 +9,12 @@ numba kernels, the default). Both play exactly the same games.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..base import checks
 from . import np_engine
@@ -21,6 +24,9 @@ from .constants import (
     ACTION_NAMES,
     DEFAULT_MAX_TURNS,
     FAITH_CAP,
+    KERNEL_ILLEGAL,
+    KERNEL_OK,
+    KERNEL_STEP,
     MAX_PLAYERS,
     MIN_PLAYERS,
     NUM_ACTIONS,
@@ -28,6 +34,9 @@ from .constants import (
 from .obs_layout import OBS_DIM, STATE_DIM
 from .phases import Phase
 from .state import BACKENDS, State, empty_state, recompute_stats
+
+if TYPE_CHECKING:  # nb_engine loads numba: imported on first use (``_nb``)
+    from .nb_engine import GameCalls
 
 #: The environment variable that picks the default engine.
 BACKEND_ENV = "AOS_BACKEND"
@@ -45,14 +54,14 @@ MAX_VP = 1_000_000
 _INT32_MAX = int(np.iinfo(np.int32).max)
 
 
-def turn_limit(declared, max_turns: int, num_players: int):
+def turn_limit(declared: ArrayLike, max_turns: int, num_players: int) -> Any:
     """The highest ``turn`` (turns played) of a game that is not over: ``max_turns - 1`` without a
     declaration (at ``max_turns`` it is over, R7.5); with one, as high as the int32 turn counters
     allow with the last round still to play (R7.2). Bools or arrays of them."""
     return np.where(declared, _INT32_MAX - num_players, max_turns - 1)
 
 
-def last_turn_of(turn, active, declarer, num_players: int):
+def last_turn_of(turn: Any, active: Any, declarer: Any, num_players: int) -> Any:
     """R7.2: the index of a declared game's final turn, the declarer's: their next turn from
     ``turn`` (where ``active`` plays), or this one. Ints or arrays of them."""
     return turn + (declarer - active) % num_players
@@ -66,10 +75,31 @@ def default_backend() -> str:
     return name
 
 
-_NB = None  # the compiled engine's module, imported on first use (it loads numba)
+class Engine(Protocol):
+    """What each engine module (``np_engine``, ``nb_engine``) gives ``api``: the type checker holds
+    both modules to it. (``step`` differs: the numpy engine steps games checked here, the compiled
+    one checks as it steps.)"""
+
+    def setup(self, state: State, seeds: np.ndarray) -> None: ...
+    def observe(self, state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray: ...
+    def final_scores(self, state: State, g: np.ndarray | None = None) -> np.ndarray: ...
+    def truncate(self, state: State, g: np.ndarray) -> None: ...
+    def refresh_turn_start(self, state: State, live: np.ndarray) -> None: ...
 
 
-def _nb():
+class CompiledEngine(Engine, Protocol):
+    """``nb_engine``'s own calls beyond ``Engine``."""
+
+    def step(self, state: State, games: np.ndarray, actions: np.ndarray) -> int: ...
+    def observe_one(self, state: State, player: int) -> np.ndarray: ...
+    def game_calls(self, state: State, game: int) -> GameCalls: ...
+    def engine_bug(self) -> RuntimeError: ...
+
+
+_NB: CompiledEngine | None = None  # the compiled engine's module, imported on first use (it loads numba)
+
+
+def _nb() -> CompiledEngine:
     global _NB
     if _NB is None:
         from . import nb_engine  # compiled on first use (cached on disk)
@@ -78,7 +108,7 @@ def _nb():
     return _NB
 
 
-def _engine(state: State):
+def _engine(state: State) -> Engine:
     return _nb() if state.backend == "numba" else np_engine
 
 
@@ -90,7 +120,7 @@ def resolve_backend(backend: str | None = None) -> str:
     return str(checks.check_choice("backend", backend, (None, *BACKENDS)))
 
 
-def _check_state(state) -> State:
+def _check_state(state: object) -> State:
     if not isinstance(state, State):
         raise TypeError(f"state must be a core.State (from core.init), got {type(state).__name__}")
     return state
@@ -99,9 +129,9 @@ def _check_state(state) -> State:
 def init(
     num_envs: int = 1,
     num_players: int = 2,
-    seed=0,
+    seed: ArrayLike = 0,
     max_turns: int = DEFAULT_MAX_TURNS,
-    card_file=None,
+    card_file: str | Path | None = None,
     cards: CardSet | None = None,
     backend: str | None = None,
 ) -> State:
@@ -133,12 +163,12 @@ def init(
     return state
 
 
-def _check_games(state: State, games, name: str = "games") -> np.ndarray:
+def _check_games(state: State, games: ArrayLike, name: str = "games") -> np.ndarray:
     """``games`` as a contiguous int64 index array: distinct game indices 0..B-1 (do not write to it)."""
     return checks.check_indices(name, games, state.batch_size)
 
 
-def reset(state: State, games, seed) -> State:
+def reset(state: State, games: ArrayLike, seed: ArrayLike) -> State:
     """Start new games in positions ``games`` of the batch (in place), e.g. the finished ones.
 
     ``seed``: an int (the games get ``seed, seed+1, ...``) or one seed per game. Game
@@ -169,7 +199,7 @@ def describe_illegal(state: State, b: int, a: int) -> str:
     )
 
 
-def _actions_array(actions, n: int) -> np.ndarray:
+def _actions_array(actions: ArrayLike, n: int) -> np.ndarray:
     """``actions`` as an integer array of shape (n,), in the dtype given; ArgumentError otherwise."""
     a = checks.as_array("actions", actions, f"an integer array of shape ({n},): one action id per game stepped")
     if a.shape != (n,):
@@ -185,7 +215,7 @@ def _actions_array(actions, n: int) -> np.ndarray:
     return a
 
 
-def _check_actions(state: State, actions, games) -> tuple[np.ndarray, np.ndarray]:
+def _check_actions(state: State, actions: ArrayLike, games: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
     """Validate the actions; returns (unfinished games stepped, their actions). Raises ValueError."""
     B = state.batch_size
     g = np.arange(B) if games is None else _check_games(state, games)
@@ -202,7 +232,7 @@ def _check_actions(state: State, actions, games) -> tuple[np.ndarray, np.ndarray
     return g[live], ids[live]
 
 
-def _action_ids(actions, n: int) -> np.ndarray:
+def _action_ids(actions: ArrayLike, n: int) -> np.ndarray:
     """``actions`` as a contiguous int64 array of shape (n,); ArgumentError for a wrong shape or dtype."""
     a = _actions_array(actions, n)
     # ids beyond int64 would wrap to other ids: every id >= NUM_ACTIONS is illegal alike, so cap them
@@ -215,7 +245,7 @@ def _action_ids(actions, n: int) -> np.ndarray:
     return a
 
 
-def step(state: State, actions, games=None) -> State:
+def step(state: State, actions: ArrayLike, games: ArrayLike | None = None) -> State:
     """Apply one action per game (ignored for finished games) and advance to the next decisions.
 
     ``games``: optionally, the indices of the games to step (``actions`` then has one entry per
@@ -227,11 +257,7 @@ def step(state: State, actions, games=None) -> State:
     g = state._every if games is None else _check_games(state, games)
     if state.backend == "numba":
         # the kernel checks every action before it changes anything
-        if games is None and state._batch == 1:  # one game: its action as an int, no index arrays
-            done = _nb().try_step_one(state, int(_action_ids(actions, 1)[0]))
-        else:
-            done = _nb().try_step(state, g, _action_ids(actions, g.size)) < 0
-        if done:
+        if _nb().step(state, g, _action_ids(actions, g.size)) == KERNEL_OK:
             return state
         _check_actions(state, actions, games)  # raises with the words for every illegal action
         raise AssertionError("the compiled engine refused an action the reference accepts")
@@ -242,7 +268,7 @@ def step(state: State, actions, games=None) -> State:
 
 
 class StepReport(NamedTuple):
-    """What ``step_game`` reports of the game it stepped: whether the action was legal (if not,
+    """What a one-game step reports of the game it stepped: whether the action was legal (if not,
     nothing changed), then who acts next and where the game stands."""
 
     legal: bool
@@ -254,57 +280,17 @@ class StepReport(NamedTuple):
     over: bool
 
 
-def _check_game(state: State, game) -> int:
-    if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= game < state._batch:
-        raise checks.fail("game", f"an int 0..{state._batch - 1} (a game of this batch)", game)
-    return int(game)
+def _check_game(state: State, game: object) -> int:
+    return checks.check_int("game", game, 0, state._batch - 1)
 
 
-def _check_action_id(action) -> int:
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise checks.fail("action", f"an int 0..{NUM_ACTIONS - 1}", action)
-    return int(action)
+def _check_action_id(action: object) -> int:
+    """An action id as an int; ids out of 0..NUM_ACTIONS-1 are ints too (illegal, not wrong)."""
+    return checks.check_int("action", action)
 
 
-def step_game(state: State, game: int, action: int) -> StepReport:
-    """One game's step, for callers that play one game at a time (the AEC env): apply ``action`` in
-    game ``game`` and advance it to its next decision. An illegal action changes nothing and reports
-    ``legal=False`` (``describe_illegal`` says why); a finished game ignores the action, as in ``step``,
-    and reports ``over``. Same games as
-    ``step(state, [action], games=[game])``, with less bookkeeping per call."""
-    if (
-        type(state) is State
-        and type(game) is int
-        and type(action) is int
-        and 0 <= game < state._batch
-        and 0 <= action < NUM_ACTIONS
-        and state.backend == "numba"
-    ):  # the AEC env's every call: one test
-        return _new_report(StepReport, (_NB or _nb()).step_game(state, game, action))
-    if type(state) is not State:
-        _check_state(state)
-    if type(game) is not int or not 0 <= game < state._batch:
-        game = _check_game(state, game)
-    if type(action) is not int:
-        action = _check_action_id(action)
-    if not 0 <= action < NUM_ACTIONS:
-        return _report(state, game, False)
-    if state.backend == "numba":
-        return _new_report(StepReport, _nb().step_game(state, game, action))
-    if state.terminated[game] or state.truncated[game]:  # ignored, as ``step`` ignores actions of finished games
-        state.rewards[game] = 0.0  # (and, as in ``step``, a finished game's rewards are 0 in every later step)
-        return _report(state, game, True)
-    if not state.legal_action_mask[game, action]:
-        return _report(state, game, False)
-    g = np.array([game], dtype=np.int64)
-    state.rewards[g] = 0.0
-    np_engine.step(state, g, np.array([action], dtype=np.int64))
-    return _report(state, game, True)
-
-
-_new_report = (
-    tuple.__new__
-)  # a StepReport from a tuple without namedtuple's Python-level __new__ (the AEC env's hot path)
+#: A StepReport from a tuple without namedtuple's Python-level __new__ (the AEC env's every step).
+_new_report = tuple.__new__
 
 
 def _report(state: State, game: int, legal: bool) -> StepReport:
@@ -319,69 +305,85 @@ def _report(state: State, game: int, legal: bool) -> StepReport:
     )
 
 
-def observe_game(state: State, game: int, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """``player``'s observation of game ``game`` (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,)
-    int8: the legal actions if ``acting`` (the player must choose now), else zeros."""
-    if (
-        type(state) is State
-        and type(game) is int
-        and type(player) is int
-        and 0 <= game < state._batch
-        and 0 <= player < state.num_players
-        and state.backend == "numba"
-    ):  # the AEC env's every call
-        return (_NB or _nb()).observe_game(state, game, player, acting is True or bool(acting))
-    if type(state) is not State:
-        _check_state(state)
-    if type(game) is not int or not 0 <= game < state._batch:
-        game = _check_game(state, game)
-    if type(player) is not int or not 0 <= player < state.num_players:
-        player = int(_check_player(state, player, 1)[0])
-    if state.backend == "numba":
-        return _nb().observe_game(state, game, player, bool(acting))
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    if acting:
-        mask[:] = state.legal_action_mask[game]
-    return observe(state, player, games=np.array([game]))[0], mask
-
-
 class GameHandle:
     """One game of a state, stepped and observed with the state and the game checked once:
-    ``core.game_handle(state, game)``. ``step(action)`` and ``observe(player, acting=True)`` are
-    ``step_game`` and ``observe_game`` for that game, with the same results and errors; a caller
-    that makes many calls on one game (the AEC env) pays the checks once. It stays valid as long
-    as the state does (``reset`` and ``step`` of the state's other games included). A copy or a
-    pickle of it is a handle on the copy of its state."""
+    ``core.game_handle(state, game)``; the one-game path of both engines (``step_game`` and
+    ``observe_game`` are this, for one call). A caller that makes many calls on one game (the AEC
+    env) pays the checks once. It stays valid as long as the state does (``reset`` and ``step`` of
+    the state's other games included). A copy or a pickle of it is a handle on the copy of its
+    state."""
 
-    __slots__ = ("state", "game", "_kernels", "_args")
+    __slots__ = ("state", "game", "_step_kernel", "_observe_kernel", "_record", "_tables", "_players", "_max_turns")
 
     def __init__(self, state: State, game: int = 0) -> None:
         state = _check_state(state)
         self.state, self.game = state, _check_game(state, game)
-        # the compiled engine's one-game kernels and the arguments they take, bound once
-        self._kernels, self._args = _nb().game_calls(state, self.game) if state.backend == "numba" else (None, None)
+        self._players, self._max_turns = state.num_players, state.max_turns
+        # the compiled engine's one-game kernels and the game's record, bound once (None: numpy)
+        self._step_kernel: Callable[..., tuple[int, ...]] | None = None
+        self._observe_kernel: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+        self._record: np.ndarray | None = None
+        self._tables: np.ndarray | None = None
+        if state.backend == "numba":
+            calls = _nb().game_calls(state, self.game)
+            self._step_kernel, self._observe_kernel = calls.step, calls.observe
+            self._record, self._tables = calls.record, calls.tables
 
     def step(self, action: int) -> StepReport:
-        """``step_game(state, game, action)``."""
-        if self._kernels is None or type(action) is not int or not 0 <= action < NUM_ACTIONS:
-            return step_game(self.state, self.game, action)
-        rec, tb, P, max_turns = self._args
-        out = self._kernels[0](rec, tb, P, max_turns, self._kernels[2], action)
-        status = out[0]
-        if status == self._kernels[3]:  # OK
-            return _new_report(StepReport, (True,) + out[1:])
-        if status == 0:  # illegal: nothing changed
-            return _new_report(StepReport, (False,) + out[1:])
-        raise _nb()._bug()  # ENGINE_BUG: a decision with no legal action
+        """Apply ``action`` in the game and advance it to its next decision. An illegal action
+        changes nothing and reports ``legal=False`` (``describe_illegal`` says why); a finished game
+        ignores the action, as in ``step``, and reports ``over``. The same games as
+        ``step(state, [action], games=[game])``."""
+        kernel = self._step_kernel
+        if kernel is not None and type(action) is int and 0 <= action < NUM_ACTIONS:  # the AEC env's every step
+            out = kernel(self._record, self._tables, self._players, self._max_turns, KERNEL_STEP, action)
+            status = out[0]
+            if status == KERNEL_OK:
+                return _new_report(StepReport, (True,) + out[1:])
+            if status == KERNEL_ILLEGAL:  # nothing changed
+                return _new_report(StepReport, (False,) + out[1:])
+            raise _nb().engine_bug()
+        return self._step_other(action)
+
+    def _step_other(self, action: object) -> StepReport:
+        """``step`` for the rest: a numpy state, an action that is no Python int or out of range."""
+        a = _check_action_id(action)
+        if not 0 <= a < NUM_ACTIONS:
+            return _report(self.state, self.game, False)
+        if self._step_kernel is not None:
+            return self.step(a)
+        state, game = self.state, self.game
+        if state.terminated[game] or state.truncated[game]:  # ignored, as ``step`` ignores actions of finished games
+            state.rewards[game] = 0.0  # (and, as in ``step``, a finished game's rewards are 0 in every later step)
+            return _report(state, game, True)
+        if not state.legal_action_mask[game, a]:
+            return _report(state, game, False)
+        g = np.array([game], dtype=np.int64)
+        state.rewards[g] = 0.0
+        np_engine.step(state, g, np.array([a], dtype=np.int64))
+        return _report(state, game, True)
 
     def observe(self, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """``observe_game(state, game, player, acting)``."""
-        if self._kernels is None or type(player) is not int or not 0 <= player < self.state.num_players:
-            return observe_game(self.state, self.game, player, acting)
-        rec, tb, P, max_turns = self._args
-        return self._kernels[1](rec, tb, P, max_turns, player, acting is True or bool(acting))
+        """``player``'s observation of the game (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,)
+        int8: the legal actions if ``acting`` (the player must choose now), else zeros."""
+        kernel = self._observe_kernel
+        if kernel is not None and type(player) is int and 0 <= player < self._players:  # the AEC env's every call
+            return kernel(
+                self._record, self._tables, self._players, self._max_turns, player, acting is True or bool(acting)
+            )
+        return self._observe_other(player, acting)
 
-    def __reduce__(self):
+    def _observe_other(self, player: Any, acting: bool) -> tuple[np.ndarray, np.ndarray]:
+        """``observe`` for the rest: a numpy state, a player that is no Python int or out of range."""
+        p = int(_check_player(self.state, player, 1)[0])
+        if self._observe_kernel is not None:
+            return self.observe(p, acting)
+        mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
+        if acting:
+            mask[:] = self.state.legal_action_mask[self.game]
+        return observe(self.state, p, games=np.array([self.game]))[0], mask
+
+    def __reduce__(self) -> tuple[type[GameHandle], tuple[State, int]]:
         return GameHandle, (self.state, self.game)
 
     def __repr__(self) -> str:
@@ -394,12 +396,25 @@ def game_handle(state: State, game: int = 0) -> GameHandle:
     return GameHandle(state, game)
 
 
-def _check_player(state: State, player, n: int, name: str = "player") -> np.ndarray:
+def step_game(state: State, game: int, action: int) -> StepReport:
+    """One game's step (checked, for one call): ``game_handle(state, game).step(action)``; a caller
+    that steps one game many times (the AEC env) keeps the handle instead."""
+    return GameHandle(state, game).step(action)
+
+
+def observe_game(state: State, game: int, player: int, acting: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """One game's observation (checked, for one call): ``game_handle(state, game).observe(player, acting)``:
+    ``player``'s observation (OBS_DIM,) float32 and an action mask (NUM_ACTIONS,) int8 (the legal
+    actions if ``acting``, else zeros)."""
+    return GameHandle(state, game).observe(player, acting)
+
+
+def _check_player(state: State, player: ArrayLike, n: int, name: str = "player") -> np.ndarray:
     """``player`` (an int or an (n,) integer array of seats 0..P-1) as an int64 array of shape (n,)."""
     return checks.check_seats(name, player, n, state.num_players)
 
 
-def observe(state: State, player, games=None) -> np.ndarray:
+def observe(state: State, player: ArrayLike, games: ArrayLike | None = None) -> np.ndarray:
     """(B, OBS_DIM) float32 observation of ``player`` (an int or a (B,) array), seat 0 = that player.
 
     ``games``: observe only these games (then ``player`` has one entry per game, or is an int).
@@ -422,7 +437,7 @@ def observe(state: State, player, games=None) -> np.ndarray:
     return _engine(state).observe(state, p, g)
 
 
-def global_state(state: State, games=None) -> np.ndarray:
+def global_state(state: State, games: ArrayLike | None = None) -> np.ndarray:
     """(B, STATE_DIM) float32: everything about each game, hidden information included, for
     centralised critics (obs_layout.STATE_LAYOUT): every player's observation by absolute seat,
     then the stones by kind, the deck, the discard pile and the offer."""
@@ -445,7 +460,7 @@ def global_state(state: State, games=None) -> np.ndarray:
     return out
 
 
-def final_scores(state: State, games=None) -> np.ndarray:
+def final_scores(state: State, games: ArrayLike | None = None) -> np.ndarray:
     """(B, P) int: VP chips + printed points + game-end abilities (R7.3); with ``games``, (n, P)
     for those games. Defined at any moment: the score if the game ended now."""
     _check_state(state)
@@ -453,27 +468,28 @@ def final_scores(state: State, games=None) -> np.ndarray:
     return _engine(state).final_scores(state, g)
 
 
-def winners(state: State, games=None) -> np.ndarray:
+def winners(state: State, games: ArrayLike | None = None) -> np.ndarray:
     """(n,) the winner of each game as its scores stand (R7.4 tie-break)."""
     _check_state(state)
     g = np.arange(state.batch_size) if games is None else _check_games(state, games)
     return _scores.winners_of(final_scores(state, g), state.declarer[g])
 
 
-def score_lead(state: State, games, player) -> np.ndarray:
+def score_lead(state: State, games: ArrayLike, player: ArrayLike) -> np.ndarray:
     """(n,) player[i]'s current score minus the best other score in game games[i]."""
     _check_state(state)
     g = _check_games(state, games)
     return _scores.score_lead(final_scores(state, g), _check_player(state, player, g.size))
 
 
-def truncate(state: State, games) -> State:
+def truncate(state: State, games: ArrayLike) -> State:
     """End games ``games`` now as truncated (nobody wins, rewards 0; R7.5), e.g. to cut a
     rollout short. Finished games are left as they are."""
     _check_state(state)
     g = _check_games(state, games)
-    # the reference engine's end of a game: it works on the fields, which both engines share
-    np_engine.scoring.end_games(state, g[~(state.terminated[g] | state.truncated[g])], truncated=True)
+    live = g[~(state.terminated[g] | state.truncated[g])]
+    if live.size:
+        _engine(state).truncate(state, live)
     return state
 
 
@@ -527,7 +543,7 @@ def _check_position(state: State, g: np.ndarray) -> None:
             i, *at = _first(z < 0)
             where = f"players[{at[0]}].{name}" if len(at) == 2 else name
             raise ValueError(
-                f"refresh: game {g[i]}: {where} has {z[(i, *at)]} cards of {cards.label(at[-1])}; "
+                f"refresh: game {g[i]}: {where} has {z[(i,) + tuple(at)]} cards of {cards.label(at[-1])}; "
                 "a zone cannot hold fewer than 0"
             )
     offered = state.offer[g].sum(1, dtype=np.int64)

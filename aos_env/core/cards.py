@@ -148,14 +148,14 @@ class CardSet:
     #: (K, T) everything a spirit in play adds to its owner's per-player totals
     #: (``State.stats``): icons, special-ability counts, plain action bonuses.
     #: Columns: see the ``STAT_*`` layout in ``core/state.py``.
-    stat_table: np.ndarray = field(repr=False, default=None)
+    stat_table: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
     # float32 copies for the engine's hot paths: numpy multiplies float32 matrices with
     # BLAS, several times faster than integer ones, and small counts stay exact.
-    colour_onehot_f32: np.ndarray = field(repr=False, default=None)  # (K, 5)
-    cost_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first cost
-    onehot_cf32: np.ndarray = field(repr=False, default=None)  # (5, K): colour-first one-hot
+    colour_onehot_f32: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]  # (K, 5)
+    cost_cf32: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]  # (5, K): colour-first cost
+    onehot_cf32: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]  # (5, K): colour-first one-hot
     #: (K, K) float32: [j, k] = 1 where kinds j < k share a colour (lowest-kind-first mana choices)
-    same_colour_below_f32: np.ndarray = field(repr=False, default=None)
+    same_colour_below_f32: np.ndarray = field(repr=False, default=None)  # type: ignore[arg-type]
     source: str = ""
 
     @property
@@ -188,10 +188,13 @@ class CardSet:
 def bonus_row(action_bonus: np.ndarray, summon_bonus: np.ndarray, timing: str, k: int) -> np.ndarray:
     """The plain-bonus row (BONUS_FIELDS order) of kind k for its timing: "on_summon" or
     "action:<name>" (a view: writing to it fills the table)."""
-    return summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[len("action:") :]), k]
+    result: np.ndarray = (
+        summon_bonus[k] if timing == "on_summon" else action_bonus[ACTIONS.index(timing[len("action:") :]), k]
+    )
+    return result
 
 
-def cost_symbols(need, n_any) -> str:
+def cost_symbols(need: Any, n_any: int) -> str:
     """A cost as symbols: ``need`` coloured symbols per colour (COLOURS order), then ``n_any`` "*"."""
     return "".join(s * int(n) for s, n in zip(COLOUR_SYMBOLS, need)) + ANY_SYMBOL * int(n_any)
 
@@ -237,7 +240,7 @@ def _check_card(i: int, card: Any) -> None:
     _check_effect(where, card["timing"], card["effect"])
 
 
-def _check_effect(where: str, timing: str, effect: dict) -> None:
+def _check_effect(where: str, timing: str, effect: dict[str, Any]) -> None:
     """An effect must fit its timing: see the header of the shipped cards.toml."""
     keys = set(effect)
     if "special" in effect:
@@ -277,7 +280,7 @@ def _check_count(where: str, fld: str, value: Any, low: int, high: int, what: st
         raise _fail(where, fld, f"{what + ' ' if what else ''}must be a whole number {low}..{high}, got {value!r:.40}")
 
 
-def parse_cards(data: dict, source: str = "<data>") -> CardSet:
+def parse_cards(data: dict[str, Any], source: str = "<data>") -> CardSet:
     """Validate parsed TOML (``{"card": [...]}``) and build the tables."""
     cards = data.get("card") if isinstance(data, dict) else None
     if not isinstance(cards, list):

@@ -67,7 +67,8 @@ LAST_NUMBER_ROW = GAME_ACTION_OF_NUMBER.size - 1
 
 def game_action_of_number(number: np.ndarray) -> np.ndarray:
     """Command number -> game action, from the R6 table ``GAME_ACTION_OF_NUMBER``."""
-    return GAME_ACTION_OF_NUMBER[np.minimum(number, LAST_NUMBER_ROW)]
+    result: np.ndarray = GAME_ACTION_OF_NUMBER[np.minimum(number, LAST_NUMBER_ROW)]
+    return result
 
 
 # ---- numbers the rules fix ---------------------------------------------------------------------
@@ -90,3 +91,12 @@ DEFAULT_MAX_TURNS = 200  # R7.5 [decision]
 # ---- columns of State.draw_pend: where pending draws go, in the order they are drawn -------------
 PEND_CMD, PEND_HAND, PEND_MANA, PEND_STONE, PEND_OFFER = range(5)
 NUM_PEND = 5
+
+# ---- how the Python side talks to the compiled engine's kernels (nb_engine.engine) ---------------
+# Here, not in nb_engine, because ``core.GameHandle`` calls the one-game kernel itself (the AEC env's
+# every step) and api.py must not import numba before a numba state exists.
+#: A kernel's status: done; an illegal action (the one-game kernel; nothing changed; the batch
+#: kernels return the position of the first illegal action, >= 0); a decision with no legal action.
+KERNEL_OK, KERNEL_ILLEGAL, KERNEL_BUG = -1, 0, -2
+#: What the one-game kernel (``engine.one_game``) does: set its game up, or step it.
+KERNEL_SETUP, KERNEL_STEP = 0, 1

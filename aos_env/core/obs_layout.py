@@ -12,11 +12,11 @@ to the left (seats 1..3), and seats a smaller game does not have are zero.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, load_cards
+from .cards import ACTIONS, BONUS_FIELDS, SCORE_SOURCES, CardSet, load_cards
 from .constants import (
     AXE,
     BELIAL_VP,
@@ -125,7 +125,7 @@ GLOBAL_DIM = sum(s.size for s in GLOBAL_LAYOUT)
 OBS_DIM = GLOBAL_DIM + MAX_PLAYERS * SEAT_DIM
 
 
-def layout_slices(layout, offset: int = 0) -> dict[str, slice]:
+def layout_slices(layout: Any, offset: int = 0) -> dict[str, slice]:
     """Name -> slice for a layout of slots, starting at ``offset``."""
     out, i = {}, offset
     for slot in layout:
@@ -237,7 +237,7 @@ BOUND_SOURCES = {
 }
 
 
-def vp_per_turn(cards) -> int:
+def vp_per_turn(cards: CardSet) -> int:
     """The most VP the supply can give in one turn (to the active player; the others gain none,
     and Conquest's thefts only move chips): one summon or one action (R3.2) with every bonus of
     the card set, then Cerberus (Phase III) and every Belial (end of turn)."""
@@ -258,7 +258,7 @@ def vp_per_turn(cards) -> int:
     return max(action, summon) + cerberus + belial
 
 
-def raw_bounds(cards=None, max_turns: int | None = None) -> dict[str, np.ndarray]:
+def raw_bounds(cards: CardSet | None = None, max_turns: int | None = None) -> dict[str, np.ndarray]:
     """Slot name -> the most its raw numbers (before the scale) can be, one per entry, in any game
     dealt by ``core.init`` with this card set and turn limit and played by the rules (a position
     set up by hand can hold more). ``cards``: a CardSet (default: the shipped one); ``max_turns``:
@@ -311,7 +311,7 @@ def raw_bounds(cards=None, max_turns: int | None = None) -> dict[str, np.ndarray
     return out
 
 
-def observation_bounds(cards=None, max_turns: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def observation_bounds(cards: CardSet | None = None, max_turns: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) float32 bounds of every entry, all finite: 0, and the raw bound of
     ``raw_bounds(cards, max_turns)`` divided by the slot's scale (``turn``: by ``max_turns``;
     ``turns_left`` is at most 1). The observations of every game with this card set and turn
@@ -322,7 +322,7 @@ def observation_bounds(cards=None, max_turns: int | None = None) -> tuple[np.nda
     # the two scales of the game: turns_left is at most P / P (raw_bounds gives the most for 4 players)
     scale = {**SCALE, "turn": float(max_turns), "turns_left": float(MAX_PLAYERS)}
 
-    def highs(layout) -> list[np.ndarray]:
+    def highs(layout: Any) -> list[np.ndarray]:
         return [(raw[s.name] / scale[s.name]).astype(np.float32) for s in layout]
 
     high = np.concatenate(highs(GLOBAL_LAYOUT) + highs(SEAT_LAYOUT) * MAX_PLAYERS)

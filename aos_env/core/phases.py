@@ -18,6 +18,7 @@ models keep their inputs whatever the enum's numbering.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from types import SimpleNamespace
@@ -387,7 +388,7 @@ assert set(OBS_PHASES) == set(DECISIONS) | {Phase.GAME_OVER}
 NUM_DECISION_PHASES = len(DECISIONS)
 
 
-def _lookup(phases) -> list[int]:
+def _lookup(phases: Iterable[Phase]) -> list[int]:
     table = [-1] * NUM_PHASES
     for i, p in enumerate(phases):
         table[int(p)] = i

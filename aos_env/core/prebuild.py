@@ -37,13 +37,14 @@ WARM_PLAYERS = (2, 4)
 
 
 def _first_legal(mask: np.ndarray) -> np.ndarray:
-    return np.argmax(mask, axis=-1)
+    result: np.ndarray = np.argmax(mask, axis=-1)
+    return result
 
 
 def warm() -> None:
     """Compile (or load) the compiled engine's serial kernels by playing a few games through every
     public path: ``init``/``step``/``observe``/``final_scores`` for one game and for a batch,
-    ``game_handle`` (the AEC env's path), and ``refresh`` (edited positions)."""
+    ``game_handle`` (the AEC env's path), ``refresh`` (edited positions) and ``truncate``."""
     from . import api
 
     for players in WARM_PLAYERS:
@@ -66,6 +67,7 @@ def warm() -> None:
             api.step(batch, _first_legal(batch.legal_action_mask[live]), live)
         api.observe(batch, batch.current_player)
         api.final_scores(batch)
+        api.truncate(api.init(WARM_BATCH, players, seed=1, backend="numba"), np.arange(WARM_BATCH))
 
 
 def _cache_folders(home: Path) -> list[Path]:

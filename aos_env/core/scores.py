@@ -8,19 +8,21 @@ as it is (``nb_engine/scoring.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 WIN_REWARD = 1.0
 
 
-def tie_rank(player, declarer, num_players):
+def tie_rank(player: Any, declarer: Any, num_players: int) -> Any:
     """R7.4: a player's place in the tie-break: 0 for the declarer's left neighbour, then on round
     the table to num_players - 1 for the declarer, who so never wins a tie (no declarer: player
     0 comes last). Ints or arrays of them."""
     return (player - np.maximum(declarer, 0) - 1) % num_players
 
 
-def loss_reward(num_players):
+def loss_reward(num_players: int) -> float:
     """The terminal reward of every player but the winner, so that the rewards add up to zero."""
     return -WIN_REWARD / (num_players - 1)
 
@@ -31,7 +33,8 @@ def winners_of(scores: np.ndarray, declarer: np.ndarray) -> np.ndarray:
     P = scores.shape[1]
     best = scores == scores.max(1, keepdims=True)
     rank = tie_rank(np.arange(P)[None, :], declarer[:, None], P)
-    return np.argmin(np.where(best, rank, P), axis=1)
+    winners: np.ndarray = np.argmin(np.where(best, rank, P), axis=1)
+    return winners
 
 
 def rewards_for(winners: np.ndarray, num_players: int) -> np.ndarray:
@@ -48,4 +51,5 @@ def score_lead(scores: np.ndarray, player: np.ndarray) -> np.ndarray:
     rows = np.arange(s.shape[0])
     mine = s[rows, player]
     s[rows, player] = -np.inf
-    return mine - s.max(1)
+    lead: np.ndarray = mine - s.max(1)
+    return lead

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from numpy.typing import ArrayLike
 
 from ..base.checks import ArgumentError, check_choice, check_indices
 from .cards import BONUS_FIELDS, GAME_ACTIONS, ICONS, SCORE_SOURCES, SPECIALS, CardSet
@@ -141,7 +144,7 @@ _FIELD_SET = frozenset(FIELD_NAMES)
 BACKENDS = ("numba", "numpy")
 
 
-def _storage(f: Field) -> tuple:
+def _storage(f: Field) -> tuple[str, type, tuple[int, ...]]:
     """How a field is stored in a game's record: per-player dims sized for MAX_PLAYERS; bool arrays
     as uint8 (numba cannot compile nested bool arrays; the field's view is bool again)."""
     shape = f.shape(MAX_PLAYERS)
@@ -162,6 +165,59 @@ class State:
     """A batch of B games of P players: the fields of ``FIELDS`` (numpy arrays, first axis B),
     ``num_players``, ``max_turns``, ``cards`` (the card set) and ``backend`` ("numba" or
     "numpy": which engine ``core.step`` uses for it)."""
+
+    # -- the fields (FIELDS, in its order; tests hold the two together), so that readers and type
+    # checkers see them: __init__ attaches each as a view into the records --
+    current_player: npt.NDArray[np.int32]
+    active_player: npt.NDArray[np.int32]
+    legal_action_mask: npt.NDArray[np.bool_]
+    rewards: npt.NDArray[np.float32]
+    terminated: npt.NDArray[np.bool_]
+    truncated: npt.NDArray[np.bool_]
+    hand: npt.NDArray[np.int8]
+    spirits: npt.NDArray[np.int8]
+    mana: npt.NDArray[np.int8]
+    head: npt.NDArray[np.int32]
+    stones: npt.NDArray[np.int8]
+    vp: npt.NDArray[np.int32]
+    faith: npt.NDArray[np.int32]
+    deck: npt.NDArray[np.int8]
+    discard: npt.NDArray[np.int8]
+    offer: npt.NDArray[np.int8]
+    phase: npt.NDArray[np.int32]
+    command_number: npt.NDArray[np.int32]
+    declarer: npt.NDArray[np.int32]
+    turn: npt.NDArray[np.int32]
+    rng_key: npt.NDArray[np.uint64]
+    rng_counter: npt.NDArray[np.uint64]
+    cmd_card: npt.NDArray[np.int32]
+    head_number: npt.NDArray[np.int32]
+    offer_public: npt.NDArray[np.bool_]
+    last_turn: npt.NDArray[np.int32]
+    summon_kind: npt.NDArray[np.int32]
+    pay_need: npt.NDArray[np.int32]
+    pay_any: npt.NDArray[np.int32]
+    paid: npt.NDArray[np.int32]
+    choice_left: npt.NDArray[np.int32]
+    choice_floor: npt.NDArray[np.int32]
+    draw_pend: npt.NDArray[np.int32]
+    draw_return: npt.NDArray[np.int32]
+    drawn: npt.NDArray[np.int32]
+    draw_round_done: npt.NDArray[np.bool_]
+    discard_seat: npt.NDArray[np.int32]
+    discard_shortage: npt.NDArray[np.bool_]
+    discard_return: npt.NDArray[np.int32]
+    giver_seat: npt.NDArray[np.int32]
+    stats: npt.NDArray[np.int16]
+    # -- the rest: set once in __init__ --
+    num_players: int
+    max_turns: int
+    cards: CardSet
+    backend: str
+    records: np.ndarray
+    _every: npt.NDArray[np.int64]
+    _batch: int
+    _tables: np.ndarray | None
 
     def __init__(
         self,
@@ -193,7 +249,7 @@ class State:
             object.__setattr__(self, f.name, view)
 
     # -- the fields stay views into the records ------------------------------------------------
-    def __setattr__(self, name: str, value) -> None:
+    def __setattr__(self, name: str, value: Any) -> None:
         if name in _FIELD_SET:
             view = getattr(self, name)
             if view.dtype.kind in "iu":  # numpy would wrap what does not fit (2**40 into int32 is 0)
@@ -213,7 +269,8 @@ class State:
         import importlib
 
         render_svg = importlib.import_module(self.PICTURE_MODULE).render_svg
-        return render_svg(self, 0, int(self.current_player[0]))
+        result: str | None = render_svg(self, 0, int(self.current_player[0]))
+        return result
 
     @property
     def batch_size(self) -> int:
@@ -231,12 +288,12 @@ class State:
         """A deep copy (the card tables are shared: they are read-only)."""
         return self._like(self.records.copy())
 
-    def take(self, idx) -> State:
+    def take(self, idx: ArrayLike) -> State:
         """A new batch made of games ``idx`` of this one (copies; repeats allowed). ``idx``: a game
         index or a 1-d integer array of them, 0..B-1 (ArgumentError otherwise)."""
         return self._like(self.records[check_indices("idx", idx, self._batch, distinct=False)])
 
-    def put(self, idx, other: State) -> None:
+    def put(self, idx: ArrayLike, other: State) -> None:
         """Write the games of ``other`` into positions ``idx`` of this batch: one distinct position
         per game of ``other``, which must hold games like this batch's (players, max_turns, cards).
         TypeError if ``other`` is no State; ArgumentError for the rest; nothing is written then."""
@@ -260,7 +317,7 @@ class State:
         return self._like(self.records.copy(), str(check_choice("backend", backend, BACKENDS)))
 
     # -- pickling (multiprocessing, Ray, copy.deepcopy) -----------------------------------------
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, Any]:
         return {
             "num_players": self.num_players,
             "max_turns": self.max_turns,
@@ -269,11 +326,11 @@ class State:
             "records": self.records,
         }
 
-    def __setstate__(self, d: dict) -> None:
+    def __setstate__(self, d: dict[str, Any]) -> None:
         records = np.ascontiguousarray(d["records"])
         State.__init__(self, records.shape[0], d["num_players"], d["max_turns"], d["cards"], d["backend"], records)
 
-    def __deepcopy__(self, memo) -> State:
+    def __deepcopy__(self, memo: object) -> State:
         return self.copy()
 
     def __repr__(self) -> str:
@@ -283,7 +340,7 @@ class State:
         )
 
 
-def _check_fits(name: str, value, dtype: np.dtype) -> None:
+def _check_fits(name: str, value: Any, dtype: np.dtype[Any]) -> None:
     """Refuse a value for an integer field that the field cannot hold exactly: a number out of its
     dtype's range, a fraction, NaN, text. ArgumentError naming the field; nothing is written."""
     info = np.iinfo(dtype)
@@ -341,9 +398,10 @@ def ksum(x: np.ndarray) -> np.ndarray:
     ``einsum`` sums int8 rows several times faster than ``ndarray.sum`` (which is slow on a
     short last axis); int8 cannot overflow here, a zone holds at most 110 cards.
     """
-    return np.einsum("...k->...", x).astype(np.int32)
+    result: np.ndarray = np.einsum("...k->...", x).astype(np.int32)
+    return result
 
 
-def recompute_stats(state: State, g=slice(None)) -> None:
+def recompute_stats(state: State, g: np.ndarray | slice = slice(None)) -> None:
     """Recompute ``state.stats`` from the spirits in play (after editing zones by hand)."""
     state.stats[g] = state.spirits[g].astype(np.int64) @ state.cards.stat_table

@@ -169,7 +169,7 @@ class raw_env(AECEnv):
     def _begin(self, game: core.State) -> None:
         """Play ``game`` from here: fresh rewards, terminations and infos for every agent."""
         self._game = game
-        self._handle = core.game_handle(game, 0)  # core.step_game / observe_game, checked once
+        self._handle = core.game_handle(game, 0)  # the one-game path: state and game checked once
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -5,12 +5,16 @@ a compiled loop over games. Its topic modules have the names of the numpy refere
 is used in the same order.
 
 This module is the Python side: it hands the kernels the State's records and the card tables (a
-few arrays per call) and turns their status codes into errors.
+few arrays per call) and turns their status codes into errors. Its functions are the engine's
+interface, the numpy engine's too (``setup``, ``step``, ``observe``, ``final_scores``, ``truncate``,
+``refresh_turn_start``); ``core.GameHandle`` calls the one-game kernels itself (``game_calls``).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 
@@ -49,7 +53,8 @@ def _tb(state: State) -> np.ndarray:
     return tb
 
 
-def _bug() -> RuntimeError:
+def engine_bug() -> RuntimeError:
+    """The error for a kernel's ENGINE_BUG status."""
     return RuntimeError("engine bug: a decision with no legal action (please report it with the seed)")
 
 
@@ -63,71 +68,42 @@ def setup(state: State, seeds: np.ndarray) -> None:
         kernel = _k.setup_batch_parallel if _threaded(B) else _k.setup_batch
         status = kernel(state.records, _tb(state), state.num_players, state.max_turns, seeds)
     if status == _k.ENGINE_BUG:
-        raise _bug()
+        raise engine_bug()
 
 
-def try_step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
-    """Check and step in one call: -1 if done, else the position in ``games`` of the first game
-    whose action is illegal (then nothing changed). Rewards of ``games`` are zeroed."""
-    kernel = _k.step_batch_parallel if _threaded(games.size) else _k.step_batch
-    status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
+def step(state: State, games: np.ndarray, actions: np.ndarray) -> int:
+    """``core.step``: check the actions of games ``games`` (int64 indices) and step them in one call:
+    OK (-1) if done, else the position in ``games`` of the first game whose action is illegal (then
+    nothing changed). Rewards of ``games`` are zeroed. A batch of one game goes to the one-game
+    kernel (whose illegal status, 0, is that position): the batch kernel's index arrays cost more
+    than a step of one game."""
+    if state._batch == 1 and games.size == 1:
+        status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, int(actions[0]))[0]
+    else:
+        kernel = _k.step_batch_parallel if _threaded(games.size) else _k.step_batch
+        status = kernel(state.records, _tb(state), state.num_players, state.max_turns, games, actions)
     if status == _k.ENGINE_BUG:
-        raise _bug()
-    return status
+        raise engine_bug()
+    return int(status)
 
 
-def try_step_one(state: State, action: int) -> bool:
-    """Check and step a batch of one game (``core.step``'s path for one game): False (nothing
-    changed) if ``action`` is illegal. The rewards are zeroed."""
-    status = _k.one_game(state.records, _tb(state), state.num_players, state.max_turns, _k.STEP, action)[0]
-    if status == _k.ENGINE_BUG:
-        raise _bug()
-    return status == _k.OK
+class GameCalls(NamedTuple):
+    """What ``core.GameHandle`` calls for one game: the one-game kernels and the arguments they
+    start with, bound once."""
+
+    step: Callable[..., tuple[int, ...]]  #: ``engine.one_game``: (rec, tb, P, max_turns, KERNEL_STEP, action)
+    observe: Callable[
+        ..., tuple[np.ndarray, np.ndarray]
+    ]  #: ``engine.aec_observe``: (rec, tb, P, max_turns, player, acting)
+    record: np.ndarray  #: the game's record: a one-record view of the state's records
+    tables: np.ndarray  #: the card tables
 
 
-_OK, _STEP = _k.OK, _k.STEP  # module constants, read on every one-game step
-
-
-def step_game(state: State, game: int, action: int) -> tuple:
-    """``core.step_game``: (legal, current player, phase, command number, turn, active player, over)
-    of game ``game`` after ``action`` (illegal: nothing changed). The one-game kernel (engine.one_game)
-    steps the first record it is given: game ``game``'s own record, a view, for a batch of more than one."""
+def game_calls(state: State, game: int) -> GameCalls:
+    """The one-game kernels for game ``game`` of ``state`` (which the kernels step as their first
+    record: the state's records for a batch of one, else a one-record view of game ``game``'s)."""
     rec = state.records if state._batch == 1 else state.records[game : game + 1]
-    out = _k.one_game(
-        rec,
-        state._tables if state._tables is not None else _tb(state),
-        state.num_players,
-        state.max_turns,
-        _STEP,
-        action,
-    )
-    status = out[0]
-    if status == _OK:
-        return (True,) + out[1:]
-    if status == _k.ENGINE_BUG:
-        raise _bug()
-    return (False,) + out[1:]
-
-
-def observe_game(state: State, game: int, player: int, acting: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``core.observe_game``: (observation (OBS_DIM,), action mask (44,) int8) of ``player`` in game ``game``."""
-    rec = state.records if state._batch == 1 else state.records[game : game + 1]
-    return _k.aec_observe(
-        rec,
-        state._tables if state._tables is not None else _tb(state),
-        state.num_players,
-        state.max_turns,
-        player,
-        acting,
-    )
-
-
-def game_calls(state: State, game: int) -> tuple[tuple, tuple]:
-    """For ``core.GameHandle``: the one-game kernels (step: ``engine.one_game``, observe:
-    ``engine.aec_observe``, the STEP op, the OK status) and their first arguments (game ``game``'s
-    record, the card tables, the player count, the turn limit), bound once."""
-    rec = state.records if state._batch == 1 else state.records[game : game + 1]
-    return (_k.one_game, _k.aec_observe, _STEP, _OK), (rec, _tb(state), state.num_players, state.max_turns)
+    return GameCalls(_k.one_game, _k.aec_observe, rec, _tb(state))
 
 
 def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
@@ -164,6 +140,11 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
     return out
 
 
+def truncate(state: State, g: np.ndarray) -> None:
+    """``core.truncate``: end games ``g`` (unfinished ones, checked by the caller) as truncated (R7.5)."""
+    _k.truncate_batch(state.records, _tb(state), state.num_players, np.ascontiguousarray(g, dtype=np.int64))
+
+
 def refresh_turn_start(state: State, live: np.ndarray) -> None:
     """Re-derive the turn-start decision and the legal actions of games ``live`` (after a hand edit)."""
     _k.refresh_batch(
@@ -173,11 +154,11 @@ def refresh_turn_start(state: State, live: np.ndarray) -> None:
 
 __all__ = [
     "setup",
-    "try_step",
-    "try_step_one",
-    "step_game",
-    "observe_game",
+    "step",
+    "GameCalls",
     "game_calls",
+    "engine_bug",
+    "truncate",
     "observe",
     "observe_one",
     "final_scores",

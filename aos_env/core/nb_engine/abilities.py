@@ -26,7 +26,7 @@ from ..constants import (
 )
 from ..phases import Phase
 from ..state import STAT_ICONS, STAT_SPECIAL
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, ordered_choice_mask
 from .discards import over_limit, start_discard_round
 from .draws import request_draws
@@ -55,12 +55,12 @@ _CERBERUS_LOW, _CERBERUS_HIGH = CERBERUS_NUMBERS
 
 
 @jit
-def leprechaun_count(r, p):
+def leprechaun_count(r: Record, p: int) -> int:
     return r.stats[p, _LEPRECHAUN]
 
 
 @jit
-def apply_leprechaun(r, t, P, action):
+def apply_leprechaun(r: Record, t: Tables, P: int, action: int) -> None:
     """YES: draw one card per Leprechaun (all at once, R10.4), then discard as many."""
     if action == YES:
         request_draws(r, Phase.LEPRECHAUN_DRAWN, 0, leprechaun_count(r, r.active_player), 0, 0, 0)
@@ -69,7 +69,7 @@ def apply_leprechaun(r, t, P, action):
 
 
 @jit
-def run_leprechaun_drawn(r, t, P, max_turns):
+def run_leprechaun_drawn(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """After Leprechaun's draw: discard as many cards as there are Leprechauns (fewer if the hand
     is short); the number is taken now, after any R8.3 round in the draw."""
     p = r.active_player
@@ -79,7 +79,7 @@ def run_leprechaun_drawn(r, t, P, max_turns):
 
 
 @jit
-def leprechaun_discard_mask(r, t, P, mask):
+def leprechaun_discard_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """``mask`` (K,): the kinds the active player may discard next (ascending order)."""
     avail = np.empty(K, dtype=np.int64)
     hand_units(r, r.active_player, avail)
@@ -87,7 +87,7 @@ def leprechaun_discard_mask(r, t, P, mask):
 
 
 @jit
-def apply_leprechaun_discard(r, t, P, k):
+def apply_leprechaun_discard(r: Record, t: Tables, P: int, k: int) -> None:
     discard_from_hand(r, r.active_player, k)
     r.choice_left -= 1
     if r.choice_left == 0:
@@ -95,7 +95,7 @@ def apply_leprechaun_discard(r, t, P, k):
 
 
 @jit
-def leprechaun_discard_forced(r, t, P):
+def leprechaun_discard_forced(r: Record, t: Tables, P: int) -> None:
     """Phase.LEPRECHAUN_DISCARD, on arrival: discard the forced part at once."""
     p = r.active_player
     avail = np.empty(K, dtype=np.int64)
@@ -113,12 +113,12 @@ def leprechaun_discard_forced(r, t, P):
 
 
 @jit
-def asmodai_count(r, p):
+def asmodai_count(r: Record, p: int) -> int:
     return r.stats[p, _ASMODAI]
 
 
 @jit
-def apply_asmodai(r, t, P, action):
+def apply_asmodai(r: Record, t: Tables, P: int, action: int) -> None:
     """YES: the command card counts 0, so the number is the head's alone (R10.4)."""
     if action == YES:
         r.command_number = r.head_number
@@ -129,7 +129,7 @@ def apply_asmodai(r, t, P, action):
 
 
 @jit
-def nightmare_on_summon(r, P):
+def nightmare_on_summon(r: Record, P: int) -> None:
     """When summoned: if the ability would make some player discard, its summoner decides whether
     it takes effect, all of it or none (Phase.NIGHTMARE; R10.1). Otherwise it changes nothing and
     nobody is asked: Phase III follows."""
@@ -140,7 +140,7 @@ def nightmare_on_summon(r, P):
 
 
 @jit
-def apply_nightmare(r, t, P, a):
+def apply_nightmare(r: Record, t: Tables, P: int, a: int) -> None:
     """YES: every player, the summoner first, discards down to 6 cards, then to 7 mana; then
     Phase III. NO: Phase III at once."""
     if a == YES:
@@ -150,7 +150,7 @@ def apply_nightmare(r, t, P, a):
 
 
 @jit
-def sphinx_on_summon(r, t, p, kind):
+def sphinx_on_summon(r: Record, t: Tables, p: int, kind: int) -> None:
     """Count the icons of the Sphinx's colour (shields) in play, this one included; draw that
     many: the first 3 to hand, the rest face up into the mana row (R10.4)."""
     n = r.stats[p, _ICON0 + t.colour[kind]]
@@ -163,7 +163,7 @@ def sphinx_on_summon(r, t, p, kind):
 
 
 @jit
-def start_belial(r):
+def start_belial(r: Record) -> None:
     """End of turn: one optional use per Belial, then the end declaration check."""
     n = r.stats[r.active_player, _BELIAL]
     r.choice_left = n
@@ -172,7 +172,7 @@ def start_belial(r):
 
 
 @jit
-def belial_mask(r, t, P, mask):
+def belial_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """MANA_BLACK, STONE (R10.4: a stone may pay) or NO; units in ascending order."""
     p = r.active_player
     floor = r.choice_floor
@@ -182,7 +182,7 @@ def belial_mask(r, t, P, mask):
 
 
 @jit
-def apply_belial(r, t, P, action):
+def apply_belial(r: Record, t: Tables, P: int, action: int) -> None:
     if action == NO:
         r.phase = Phase.DECLARE_CHECK
         return
@@ -199,7 +199,7 @@ def apply_belial(r, t, P, action):
 
 
 @jit
-def cerberus_bonus(r, t, p, assisted):
+def cerberus_bonus(r: Record, t: Tables, p: int, assisted: int) -> int:
     """VP for the assisting player: 1 per Cerberus if the assisted card is a 4 or a 5."""
     number = t.number[assisted]
     if number == _CERBERUS_LOW or number == _CERBERUS_HIGH:
@@ -211,7 +211,7 @@ def cerberus_bonus(r, t, p, assisted):
 
 
 @jit
-def cost_reduction(r, t, p, k):
+def cost_reduction(r: Record, t: Tables, p: int, k: int) -> int:
     """Symbols of its own colour the cost of kind k is lowered by for player p: one per Gargoyle,
     and for a Giant one per icon of its colour (shield) in play; a Giant when one is already in
     play gets none at all (R10.4)."""
@@ -228,13 +228,13 @@ def cost_reduction(r, t, p, k):
 
 
 @jit
-def compared_faith(r, p):
+def compared_faith(r: Record, p: int) -> int:
     """Player p's faith as it counts in comparisons: +2 per Pegasus (the chips do not change)."""
     return r.faith[p] + PEGASUS_FAITH * r.stats[p, _PEGASUS]
 
 
 @jit
-def valkyrie_protected(r, p):
+def valkyrie_protected(r: Record, p: int) -> bool:
     """Whether other players' Conquest cannot steal player p's VP."""
     return r.stats[p, _VALKYRIE] > 0
 
@@ -243,15 +243,15 @@ def valkyrie_protected(r, p):
 
 
 @jit
-def treant_count(r, p):
+def treant_count(r: Record, p: int) -> int:
     return r.stats[p, _TREANT]
 
 
 @jit
-def baal_count(r, p):
+def baal_count(r: Record, p: int) -> int:
     return r.stats[p, _BAAL]
 
 
 @jit
-def baldanders_count(r, p):
+def baldanders_count(r: Record, p: int) -> int:
     return r.stats[p, _BALDANDERS]

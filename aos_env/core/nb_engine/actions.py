@@ -43,7 +43,7 @@ from ..constants import (
 from ..phases import Phase
 from ..state import STAT_BONUS0, STAT_ICONS
 from . import abilities
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .chips import gain_faith
 from .choice import discard_from_hand, ordered_choice_mask
 from .draws import request_draws
@@ -54,25 +54,25 @@ _ICON0 = STAT_ICONS.start
 
 
 @jit
-def game_action_of_number(number):
+def game_action_of_number(number: int) -> int:
     """Command number -> game action, from the R6 table ``constants.GAME_ACTION_OF_NUMBER``."""
     return GAME_ACTION_OF_NUMBER[min(number, LAST_NUMBER_ROW)]
 
 
 @jit
-def action_bonus(r, p, action, field):
+def action_bonus(r: Record, p: int, action: int, field: int) -> int:
     """Total of one plain bonus for game action ``action`` over player p's spirits."""
     return r.stats[p, STAT_BONUS0 + action * _NUM_BONUS + field]
 
 
 @jit
-def finish_action(r):
+def finish_action(r: Record) -> None:
     """Make the action's pending draws (bonus cards included), then go to Phase III."""
     request_draws(r, Phase.PHASE3, 0, 0, 0, 0, 0)
 
 
 @jit
-def run_action(r, t, P, max_turns):
+def run_action(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Phase.ACTION: the player chose ACT; perform the command number's action (R6)."""
     which = game_action_of_number(r.command_number)
     p = r.active_player
@@ -100,14 +100,14 @@ def run_action(r, t, P, max_turns):
 
 
 @jit
-def can_rob(r, p, victim):
+def can_rob(r: Record, p: int, victim: int) -> bool:
     """Whether Conquest by p may steal from ``victim``: another player with a VP chip, not
     protected by Valkyrie."""
     return victim != p and r.vp[victim] > 0 and not abilities.valkyrie_protected(r, victim)
 
 
 @jit
-def conquest(r, p, P):
+def conquest(r: Record, p: int, P: int) -> None:
     """VP per axe and sword icon; then steal 1 VP from one player (from the supply if nobody has one)."""
     r.vp[p] += r.stats[p, _ICON0 + AXE] + r.stats[p, _ICON0 + SWORD]
     victims = 0
@@ -134,7 +134,7 @@ def conquest(r, p, P):
 
 
 @jit
-def conquest_target_mask(r, t, P, mask):
+def conquest_target_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """TARGET_i: the player i seats to the left, if they can be stolen from."""
     p = r.active_player
     for i in range(1, P):
@@ -142,7 +142,7 @@ def conquest_target_mask(r, t, P, mask):
 
 
 @jit
-def apply_conquest_target(r, t, P, action):
+def apply_conquest_target(r: Record, t: Tables, P: int, action: int) -> None:
     p = r.active_player
     victim = (p + action - TARGET_1 + 1) % P
     n = min(r.vp[victim], 1 + action_bonus(r, p, CONQUEST, BONUS_STEAL))  # Ifrit: 1 more each
@@ -155,7 +155,7 @@ def apply_conquest_target(r, t, P, action):
 
 
 @jit
-def research(r, p):
+def research(r: Record, p: int) -> None:
     """Score 1 VP per stone first, then turn a face-up mana into a stone (R6.2); each Homunculus
     then offers one more flip, which the player may decline (R10.1)."""
     r.vp[p] += zone_size(r.stones[p])
@@ -169,7 +169,7 @@ def research(r, p):
 
 
 @jit
-def flip_mask(r, t, P, mask):
+def flip_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: the face-up mana colours that may be flipped next
     (ascending order; each flip stands alone, so any open colour with mana will do)."""
     p = r.active_player
@@ -179,14 +179,14 @@ def flip_mask(r, t, P, mask):
 
 
 @jit
-def homunculus_flip_mask(r, t, P, mask):
+def homunculus_flip_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """Phase.HOMUNCULUS_FLIP: one more flip, or NO to stop (R10.1: each Homunculus may be declined)."""
     flip_mask(r, t, P, mask)
     mask[NO] = True
 
 
 @jit
-def apply_research_flip(r, t, P, action):
+def apply_research_flip(r: Record, t: Tables, P: int, action: int) -> None:
     """Phase.RESEARCH_FLIP and HOMUNCULUS_FLIP: flip the chosen colour (NO, at a Homunculus flip:
     stop). Another Homunculus flip follows while flips are left and face-up mana remains."""
     if action == NO:
@@ -207,7 +207,7 @@ def apply_research_flip(r, t, P, action):
 
 
 @jit
-def apply_alchemy(r, t, P, action):
+def apply_alchemy(r: Record, t: Tables, P: int, action: int) -> None:
     """(a) draw 1 card and gain a stone, or (b) gain 1 faith and gain a stone."""
     p = r.active_player
     if action == OPTION_A:
@@ -219,7 +219,7 @@ def apply_alchemy(r, t, P, action):
 
 
 @jit
-def apply_pilgrimage(r, t, P, action):
+def apply_pilgrimage(r: Record, t: Tables, P: int, action: int) -> None:
     """(a) gain VP equal to your faith (keeping it), or (b) draw 1 card and gain 1 faith."""
     p = r.active_player
     if action == OPTION_A:
@@ -234,7 +234,7 @@ def apply_pilgrimage(r, t, P, action):
 
 
 @jit
-def apply_prayer(r, t, P, action):
+def apply_prayer(r: Record, t: Tables, P: int, action: int) -> None:
     """(a) draw 2 cards, or (b) discard any number of cards, then draw up to 5."""
     if action == OPTION_A:
         r.draw_pend[PEND_HAND] += PRAYER_DRAW
@@ -249,7 +249,7 @@ def apply_prayer(r, t, P, action):
 
 
 @jit
-def prayer_discard_mask(r, t, P, mask):
+def prayer_discard_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """CARD_k (kinds in ascending order) to discard one more, NO to stop (zero is allowed)."""
     p = r.active_player
     floor = r.choice_floor
@@ -259,7 +259,7 @@ def prayer_discard_mask(r, t, P, mask):
 
 
 @jit
-def apply_prayer_discard(r, t, P, action):
+def apply_prayer_discard(r: Record, t: Tables, P: int, action: int) -> None:
     if action == NO:
         _prayer_refill(r)
         return
@@ -271,7 +271,7 @@ def apply_prayer_discard(r, t, P, action):
 
 
 @jit
-def _prayer_refill(r):
+def _prayer_refill(r: Record) -> None:
     """Draw until the hand holds 5 (Dryad's extra card, already pending, comes on top)."""
     r.draw_pend[PEND_HAND] += max(PRAYER_HAND_SIZE - zone_size(r.hand[r.active_player]), 0)
     finish_action(r)
@@ -281,7 +281,7 @@ def _prayer_refill(r):
 
 
 @jit
-def festival(r, p):
+def festival(r: Record, p: int) -> None:
     """Gain 1 faith first, then reveal 2 cards from the deck (publicly)."""
     gain_faith(r, p, 1)
     r.offer_public = True
@@ -289,7 +289,7 @@ def festival(r, p):
 
 
 @jit
-def run_festival_resolve(r, t, P, max_turns):
+def run_festival_resolve(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Both cards to the mana row if another player now has lower faith (or with a Treant);
     otherwise the player picks one."""
     p = r.active_player
@@ -310,7 +310,7 @@ def run_festival_resolve(r, t, P, max_turns):
 
 
 @jit
-def apply_festival_pick(r, t, P, k):
+def apply_festival_pick(r: Record, t: Tables, P: int, k: int) -> None:
     """The chosen card goes into the mana row, the other to the discard pile."""
     r.mana[r.active_player, k] += 1
     r.offer[k] -= 1
@@ -324,7 +324,7 @@ def apply_festival_pick(r, t, P, k):
 
 
 @jit
-def inquisition(r, P):
+def inquisition(r: Record, P: int) -> None:
     """Draw 3 cards (2 with 4 players), then collect gifts from the players with lower faith."""
     r.giver_seat = 1
     n = INQUISITION_DRAW_4P if P == 4 else INQUISITION_DRAW
@@ -332,7 +332,7 @@ def inquisition(r, P):
 
 
 @jit
-def run_inquisition_next(r, t, P, max_turns):
+def run_inquisition_next(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Find the next giver, from ``giver_seat`` on: lower (compared) faith than the active player."""
     p = r.active_player
     r.current_player = p
@@ -355,7 +355,7 @@ def run_inquisition_next(r, t, P, max_turns):
 
 
 @jit
-def apply_gift(r, t, P, k):
+def apply_gift(r: Record, t: Tables, P: int, k: int) -> None:
     giver, p = r.current_player, r.active_player
     r.hand[giver, k] -= 1
     r.hand[p, k] += 1
@@ -366,7 +366,7 @@ def apply_gift(r, t, P, k):
 
 
 @jit
-def run_inquisition_deck_gift(r, t, P, max_turns):
+def run_inquisition_deck_gift(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Phase.INQUISITION_DECK_GIFT: after the draw of a gift from the deck (R8.2). Succubus scores
     it only if it arrived (R8.3 may have skipped the draw)."""
     p = r.active_player

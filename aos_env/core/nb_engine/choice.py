@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 from ..constants import K
-from ._jit import jit
+from ._jit import Array, Record, jit
 
 
 @jit
-def ordered_choice_mask(avail, n, floor, needed, mask, at):
+def ordered_choice_mask(avail: Array, n: int, floor: int, needed: int, mask: Array, at: int) -> None:
     """Write into ``mask[at : at + n]`` the legal units of a choice of ``needed`` units among
     ``avail[:n]`` made in ascending order: a unit is legal if one is available, it is not below
     ``floor`` and enough units remain at it or above to finish."""
@@ -20,7 +20,7 @@ def ordered_choice_mask(avail, n, floor, needed, mask, at):
 
 
 @jit
-def forced_units(avail, n, floor, needed, take):
+def forced_units(avail: Array, n: int, floor: int, needed: int, take: Array) -> int:
     """Write into ``take[:n]`` the part of the choice that is forced (see np_engine/choice.py):
     everything still available if all of it is needed, else the first available unit as many
     times as the units after it cannot cover. Returns how many units it takes."""
@@ -47,7 +47,7 @@ def forced_units(avail, n, floor, needed, take):
 
 
 @jit
-def last_unit(take, n):
+def last_unit(take: Array, n: int) -> int:
     """The highest unit taken (the new floor)."""
     for u in range(n - 1, -1, -1):
         if take[u] > 0:
@@ -56,7 +56,7 @@ def last_unit(take, n):
 
 
 @jit
-def discard_from_hand(r, p, k):
+def discard_from_hand(r: Record, p: int, k: int) -> None:
     """One card of kind k from player p's hand to the discard pile, as the next unit of a
     repeated choice (the floor moves to it)."""
     r.hand[p, k] -= 1
@@ -65,14 +65,14 @@ def discard_from_hand(r, p, k):
 
 
 @jit
-def hand_units(r, p, out):
+def hand_units(r: Record, p: int, out: Array) -> None:
     """``out`` (K,) int64 = player p's hand by kind (the units of a choice of cards)."""
     for k in range(K):
         out[k] = r.hand[p, k]
 
 
 @jit
-def discard_many_from_hand(r, p, take):
+def discard_many_from_hand(r: Record, p: int, take: Array) -> None:
     """``take`` (K,) cards from player p's hand to the discard pile at once (forced units); the
     floor moves to the highest kind taken."""
     for k in range(K):

@@ -15,23 +15,23 @@ from ..constants import (
     K,
 )
 from ..phases import Phase
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .choice import discard_from_hand, discard_many_from_hand, forced_units, hand_units, last_unit, ordered_choice_mask
 from .zones import choosable_units, give_up_unit, give_up_units, mana_total, zone_size
 
 
 @jit
-def hand_limit(r):
+def hand_limit(r: Record) -> int:
     return SHORTAGE_LIMIT if r.discard_shortage else NIGHTMARE_HAND_LIMIT
 
 
 @jit
-def mana_limit(r):
+def mana_limit(r: Record) -> int:
     return SHORTAGE_LIMIT if r.discard_shortage else NIGHTMARE_MANA_LIMIT
 
 
 @jit
-def over_limit(r, P, hand_lim, mana_lim):
+def over_limit(r: Record, P: int, hand_lim: int, mana_lim: int) -> bool:
     """Whether some player holds more cards or mana than the limits."""
     for p in range(P):
         if zone_size(r.hand[p]) > hand_lim or mana_total(r, p) > mana_lim:
@@ -40,7 +40,7 @@ def over_limit(r, P, hand_lim, mana_lim):
 
 
 @jit
-def start_discard_round(r, shortage, then):
+def start_discard_round(r: Record, shortage: bool, then: int) -> None:
     """Start a round (R8.3's if ``shortage``, else Nightmare's), then go on to ``then``."""
     r.discard_shortage = shortage
     r.discard_return = then
@@ -49,7 +49,7 @@ def start_discard_round(r, shortage, then):
 
 
 @jit
-def run_discard_next(r, t, P, max_turns):
+def run_discard_next(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Phase.DISCARD_NEXT: find the next player (from ``discard_seat`` on) over a limit."""
     h_lim, m_lim = hand_limit(r), mana_limit(r)
     active = r.active_player
@@ -75,7 +75,7 @@ def run_discard_next(r, t, P, max_turns):
 
 
 @jit
-def discard_forced(r, t, P):
+def discard_forced(r: Record, t: Tables, P: int) -> None:
     """The discard decisions, on arrival: take the forced part of the current player's discards
     at once (choice.forced_units)."""
     p = r.current_player
@@ -106,7 +106,7 @@ def discard_forced(r, t, P):
 
 
 @jit
-def discard_hand_mask(r, t, P, mask):
+def discard_hand_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """``mask`` (K,): the kinds the current player may discard in a discard round."""
     p = r.current_player
     avail = np.empty(K, dtype=np.int64)
@@ -115,7 +115,7 @@ def discard_hand_mask(r, t, P, mask):
 
 
 @jit
-def apply_discard_hand(r, t, P, k):
+def apply_discard_hand(r: Record, t: Tables, P: int, k: int) -> None:
     p = r.current_player
     discard_from_hand(r, p, k)
     r.choice_left -= 1
@@ -124,7 +124,7 @@ def apply_discard_hand(r, t, P, k):
 
 
 @jit
-def discard_mana_mask(r, t, P, mask):
+def discard_mana_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """``mask`` (6,): the units (MANA_c, STONE) the current player may discard in a discard round."""
     p = r.current_player
     avail = np.empty(NUM_UNITS, dtype=np.int64)
@@ -133,7 +133,7 @@ def discard_mana_mask(r, t, P, mask):
 
 
 @jit
-def apply_discard_mana(r, t, P, unit):
+def apply_discard_mana(r: Record, t: Tables, P: int, unit: int) -> None:
     p = r.current_player
     give_up_unit(r, t, p, unit)
     r.choice_floor = MANA_0 + unit

@@ -9,13 +9,13 @@ import numpy as np
 from ..constants import NUM_PEND, PEND_CMD, PEND_HAND, PEND_MANA, PEND_OFFER, PEND_STONE, SHORTAGE_LIMIT, K
 from ..phases import Phase
 from . import rng
-from ._jit import jit
+from ._jit import Record, Tables, jit
 from .discards import over_limit, start_discard_round
 from .zones import kind_at, zone_size
 
 
 @jit
-def request_draws(r, then, cmd, hand, mana, stone, offer):
+def request_draws(r: Record, then: int, cmd: int, hand: int, mana: int, stone: int, offer: int) -> None:
     """Queue draws for the active player, then go on to ``then`` (draws already pending, an
     action's bonus cards say, are made in the same draw)."""
     r.draw_pend[PEND_CMD] += cmd
@@ -29,7 +29,7 @@ def request_draws(r, then, cmd, hand, mana, stone, offer):
 
 
 @jit
-def run_draw(r, t, P, max_turns):
+def run_draw(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Phase.DRAW: make the pending draws, in column order (command card, hand, mana, stones,
     offer). Draw i of this call uses the game's random number counter + i.
 

@@ -19,6 +19,7 @@ function the part of the mask its kind covers (``phases.Mask``), an apply functi
 from __future__ import annotations
 
 import linecache
+from typing import Any
 
 import numpy as np
 from numba import prange
@@ -28,6 +29,10 @@ from ..constants import (
     INITIAL_FAITH,
     INITIAL_HAND,
     INITIAL_MANA,
+    KERNEL_BUG,
+    KERNEL_OK,
+    KERNEL_SETUP,
+    KERNEL_STEP,
     MANA_0,
     NO,
     NUM_ACTIONS,
@@ -40,16 +45,16 @@ from ..constants import (
 from ..obs_layout import OBS_DIM
 from ..phases import IS_INTERNAL, MASK_FUNCTIONS, PHASES, Kind, Mask, Phase
 from . import abilities, actions, discards, draws, rng, summon, turn, zones
-from ._jit import DISPATCH_FILE, jit, jit_parallel, kernel
+from ._jit import DISPATCH_FILE, Array, Record, Tables, jit, jit_parallel, kernel
 from .observe import observe_one
-from .scoring import final_score
+from .scoring import end_game, final_score
 from .zones import draw_from_deck
 
 _IS_INTERNAL = np.array(IS_INTERNAL, dtype=np.bool_)  # a global array: numba compiles it in as a constant
 
-#: Status codes of the kernels (>= 0: the position of the first game with an illegal action).
-OK = -1
-ENGINE_BUG = -2  #: a decision with no legal action (never happens; the numpy engine raises too)
+#: Status codes of the kernels (>= 0: the position of the first game with an illegal action);
+#: ENGINE_BUG: a decision with no legal action (never happens; the numpy engine raises too).
+OK, ENGINE_BUG = KERNEL_OK, KERNEL_BUG
 
 
 # ---- dispatch, generated from the phase table ------------------------------------------------
@@ -91,10 +96,10 @@ def _branches(cases: dict[Phase, list[str]]) -> list[str]:
     for p, body in cases.items():
         bodies.setdefault(tuple(body), []).append(p)
     out = []
-    for i, (body, phases) in enumerate(bodies.items()):
+    for i, (shared, phases) in enumerate(bodies.items()):
         keyword = "if" if i == 0 else "elif"
         out.append(f"    {keyword} {_test(phases, 5 + len(keyword))}:")
-        out += [f"        {line}" for line in body]
+        out += [f"        {line}" for line in shared]
     return out
 
 
@@ -105,6 +110,7 @@ def dispatch_source() -> str:
     forced = {p: i for p, i in decisions.items() if i.forced}
     masks = {}
     for p, i in decisions.items():
+        assert i.mask is not None  # every decision has a mask kind (phases.py checks the table)
         module, name = MASK_FUNCTIONS.get(i.mask, (i.module, i.mask_fn))
         masks[p] = [line.format(call=f"{module}.{name}") for line in _MASK_LINES[i.mask]]
     lines = [
@@ -151,7 +157,7 @@ def dispatch_source() -> str:
 DISPATCH_SOURCE = dispatch_source()
 
 
-def _define_dispatch() -> dict:
+def _define_dispatch() -> dict[str, Any]:
     """Run the generated source in this module's namespace (numba rebuilds a cached function's
     environment from its module), and return its functions. Its text is registered with
     linecache under ``DISPATCH_FILE``, so tracebacks and numba show its lines."""
@@ -162,6 +168,12 @@ def _define_dispatch() -> dict:
 
 #: The functions ``DISPATCH_SOURCE`` defines.
 DISPATCH_FUNCTIONS = ("run_internal", "has_forced_part", "forced_part", "fill_mask", "apply_decision")
+# Why exec: the phase table (phases.PHASES) is the one place that says which handler runs each phase,
+# and numba needs the dispatch as straight-line branches it can compile (no table of functions). The
+# tools cannot read generated code: ruff and mypy see these five names only (typed Any), and the
+# imports above that only the generated code uses look unused to ruff (pyproject.toml's per-file
+# ignore). What the tools miss, tests check: test_game_definition holds every branch to the table and
+# every handler's signature, and the differential tests run every phase against the numpy engine.
 _DISPATCH = _define_dispatch()
 run_internal = jit(_DISPATCH["run_internal"])
 has_forced_part = jit(_DISPATCH["has_forced_part"])
@@ -171,7 +183,7 @@ apply_decision = jit(_DISPATCH["apply_decision"])
 
 
 @jit
-def advance(r, t, P, max_turns):
+def advance(r: Record, t: Tables, P: int, max_turns: int) -> int:
     """Run the game's internal phases and single-choice decisions until it waits for a real choice
     or is over. Returns OK, or ENGINE_BUG for a decision without a legal action."""
     while True:
@@ -200,7 +212,7 @@ def advance(r, t, P, max_turns):
 
 
 @jit
-def setup_game(r, t, P, seed):
+def setup_game(r: Record, t: Tables, P: int, seed: int) -> None:
     """Set up the game of a fresh record (R2) with its seed; the caller then advances it to its
     first decision. (The kernels call ``advance`` themselves, as they call ``apply_decision`` and
     ``advance`` for a step: numba compiles each function with everything it calls, so a function
@@ -224,7 +236,7 @@ def setup_game(r, t, P, seed):
 
 
 @jit
-def step_game(r, t, P, max_turns, a):
+def step_game(r: Record, t: Tables, P: int, max_turns: int, a: int) -> int:
     """Apply legal action ``a`` of an unfinished game, then advance it. (The batch kernels call
     this, as before: calling apply_decision and advance from the loop itself made steps of
     batches of a few hundred games slower. ``one_game`` calls them itself: one compile less.)"""
@@ -233,7 +245,7 @@ def step_game(r, t, P, max_turns, a):
 
 
 @jit
-def setup_and_advance(r, t, P, max_turns, seed):
+def setup_and_advance(r: Record, t: Tables, P: int, max_turns: int, seed: int) -> int:
     """Set up the game of a fresh record (R2) with its seed, and advance to its first decision
     (the batch kernels' setup)."""
     setup_game(r, t, P, seed)
@@ -241,7 +253,7 @@ def setup_and_advance(r, t, P, max_turns, seed):
 
 
 @jit
-def refresh_game(r, t, P, max_turns):
+def refresh_game(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Re-derive the turn-start decision (Leprechaun or command card) and the legal actions of
     a game after a hand edit (checked by the caller). Never advances the game."""
     for c in range(r.draw_pend.shape[0]):
@@ -258,26 +270,26 @@ def refresh_game(r, t, P, max_turns):
 
 
 @jit
-def _legal(r, a):
+def _legal(r: Record, a: int) -> bool:
     return 0 <= a < NUM_ACTIONS and r.legal_action_mask[a] != 0
 
 
 @jit
-def _over(r):
+def _over(r: Record) -> bool:
     return r.terminated or r.truncated
 
 
-#: What ``one_game`` and the batch kernels do: set games up (the values are seeds) or step them
-#: (the values are actions).
-SETUP = 0
-STEP = 1
+#: What ``one_game`` does: set its game up (the value is a seed) or step it (the value is an action).
+SETUP, STEP = KERNEL_SETUP, KERNEL_STEP
 
 
 @kernel
-def one_game(rec, tb, P, max_turns, op, value):
+def one_game(
+    rec: Array, tb: Array, P: int, max_turns: int, op: int, value: int
+) -> tuple[int, int, int, int, int, int, bool]:
     """The kernel of a batch of one game (the AEC env, ``core.step`` and ``core.init`` of one game):
-    op SETUP sets the game up with seed ``value``; op STEP checks action ``value``, then applies
-    it (the rewards are zeroed first); either then advances the game. Returns (status, current
+    op SETUP sets the game up with seed ``value``; op STEP checks action ``value`` (illegal: nothing
+    changes), then applies it (the rewards are zeroed first); either then advances the game. Returns (status, current
     player, phase, command number, turn, active player, over): status OK, 0 (an illegal action:
     nothing changed) or ENGINE_BUG. (One kernel for both: numba compiles each kernel with the
     whole engine it calls.)"""
@@ -287,13 +299,13 @@ def one_game(rec, tb, P, max_turns, op, value):
     go = True
     if op == SETUP:
         setup_game(r, t, P, value)
+    elif not _over(r) and not _legal(r, value):
+        status = 0  # checked before anything changes, as ``step_batch`` checks
+        go = False
     else:
         for p in range(P):
             r.rewards[p] = 0.0
         if _over(r):
-            go = False
-        elif not _legal(r, value):
-            status = 0
             go = False
         else:
             apply_decision(r, t, P, r.phase, value)
@@ -303,7 +315,7 @@ def one_game(rec, tb, P, max_turns, op, value):
 
 
 @jit
-def _check_batch(rec, games, acts):
+def _check_batch(rec: Array, games: Array, acts: Array) -> int:
     for i in range(games.shape[0]):
         r = rec[games[i]]
         if not _over(r) and not _legal(r, acts[i]):
@@ -312,7 +324,7 @@ def _check_batch(rec, games, acts):
 
 
 @kernel
-def step_batch(rec, tb, P, max_turns, games, acts):
+def step_batch(rec: Array, tb: Array, P: int, max_turns: int, games: Array, acts: Array) -> int:
     """``core.step``: check every action first (nothing changes if one is illegal: the position of
     the first illegal one is returned), zero the rewards, then step the unfinished games."""
     t = tb[0]
@@ -331,7 +343,7 @@ def step_batch(rec, tb, P, max_turns, games, acts):
 
 
 @jit_parallel
-def step_batch_parallel(rec, tb, P, max_turns, games, acts):
+def step_batch_parallel(rec: Array, tb: Array, P: int, max_turns: int, games: Array, acts: Array) -> int:
     """``step_batch`` with the games spread over threads. (The loop body takes the table record
     itself: numba's parallel loops cannot capture a record.)"""
     bad = _check_batch(rec, games, acts)
@@ -349,7 +361,7 @@ def step_batch_parallel(rec, tb, P, max_turns, games, acts):
 
 
 @kernel
-def setup_batch(rec, tb, P, max_turns, seeds):
+def setup_batch(rec: Array, tb: Array, P: int, max_turns: int, seeds: Array) -> int:
     """Set up every game of fresh records with its seed."""
     t = tb[0]
     status = OK
@@ -360,7 +372,7 @@ def setup_batch(rec, tb, P, max_turns, seeds):
 
 
 @jit_parallel
-def setup_batch_parallel(rec, tb, P, max_turns, seeds):
+def setup_batch_parallel(rec: Array, tb: Array, P: int, max_turns: int, seeds: Array) -> int:
     bugs = 0
     for b in prange(rec.shape[0]):
         if setup_and_advance(rec[b], tb[0], P, max_turns, seeds[b]) == ENGINE_BUG:
@@ -368,19 +380,15 @@ def setup_batch_parallel(rec, tb, P, max_turns, seeds):
     return ENGINE_BUG if bugs else OK
 
 
-#: The name of an earlier version (the one-game step).
-step_one = one_game
-
-
 @kernel
-def refresh_batch(rec, tb, P, max_turns, games):
+def refresh_batch(rec: Array, tb: Array, P: int, max_turns: int, games: Array) -> None:
     t = tb[0]
     for i in range(games.shape[0]):
         refresh_game(rec[games[i]], t, P, max_turns)
 
 
 @kernel
-def observe_batch(rec, tb, P, max_turns, games, players, out):
+def observe_batch(rec: Array, tb: Array, P: int, max_turns: int, games: Array, players: Array, out: Array) -> None:
     """Observations of players[i] in games[i] into ``out`` (n, OBS_DIM), which is zero."""
     t = tb[0]
     for i in range(games.shape[0]):
@@ -388,13 +396,15 @@ def observe_batch(rec, tb, P, max_turns, games, players, out):
 
 
 @jit_parallel
-def observe_batch_parallel(rec, tb, P, max_turns, games, players, out):
+def observe_batch_parallel(
+    rec: Array, tb: Array, P: int, max_turns: int, games: Array, players: Array, out: Array
+) -> None:
     for i in prange(games.shape[0]):
         observe_one(rec[games[i]], tb[0], P, max_turns, players[i], out[i])
 
 
 @kernel
-def observe_one_game(rec, tb, P, max_turns, player):
+def observe_one_game(rec: Array, tb: Array, P: int, max_turns: int, player: int) -> Array:
     """The observation of ``player`` in a batch of one game (a fresh (1, OBS_DIM) array)."""
     out = np.zeros((1, OBS_DIM), dtype=np.float32)
     observe_one(rec[0], tb[0], P, max_turns, player, out[0])
@@ -402,7 +412,7 @@ def observe_one_game(rec, tb, P, max_turns, player):
 
 
 @kernel
-def scores_batch(rec, P, games, out):
+def scores_batch(rec: Array, P: int, games: Array, out: Array) -> None:
     """Final scores (R7.3) of games[i] into out (n, P)."""
     for i in range(games.shape[0]):
         r = rec[games[i]]
@@ -410,11 +420,19 @@ def scores_batch(rec, P, games, out):
             out[i, p] = final_score(r, p)
 
 
+@kernel
+def truncate_batch(rec: Array, tb: Array, P: int, games: Array) -> None:
+    """End games[i] (unfinished) as truncated (R7.5): ``core.truncate``."""
+    t = tb[0]
+    for i in range(games.shape[0]):
+        end_game(rec[games[i]], t, P, True)
+
+
 # ---- the AEC env's observation: everything its bookkeeping needs in one call (its step is ``one_game``)
 
 
 @kernel
-def aec_observe(rec, tb, P, max_turns, player, with_mask):
+def aec_observe(rec: Array, tb: Array, P: int, max_turns: int, player: int, with_mask: bool) -> tuple[Array, Array]:
     """Player ``player``'s observation of game 0 (OBS_DIM,) and its action mask (44,) int8: the legal
     actions if ``with_mask`` (the player must act now), else zeros."""
     obs = np.zeros(OBS_DIM, dtype=np.float32)

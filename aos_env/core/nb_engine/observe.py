@@ -12,7 +12,7 @@ from ..obs_layout import GLOBAL_DIM, OBS_DIM, SCALE, SEAT_DIM, G, S
 from ..phases import IS_REPEATED, OBS_PHASE_INDEX, Phase
 from ..state import STAT_ICONS
 from . import abilities
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .actions import game_action_of_number
 from .scoring import final_score
 from .zones import zone_size
@@ -67,13 +67,13 @@ _MANA_SC, _SPIRITS_SC = SCALE["mana"], SCALE["spirits"]
 
 
 @jit
-def _f(x, scale):
+def _f(x: float, scale: float) -> np.float32:
     """An entry: raw / scale, divided in float64, stored as float32."""
     return np.float32(np.float64(x) / scale)
 
 
 @jit
-def _no_command_number_yet(r):
+def _no_command_number_yet(r: Record) -> bool:
     """Before Phase I, or while a draw of it (a start-of-turn or command-card draw) is held up by
     an R8.3 discard round."""
     ph = r.phase
@@ -86,7 +86,7 @@ def _no_command_number_yet(r):
 
 
 @jit
-def observe_one(r, t, P, max_turns, player, out):
+def observe_one(r: Record, t: Tables, P: int, max_turns: int, player: int, out: Array) -> None:
     """Write player ``player``'s observation of the game in record ``r`` into ``out`` (OBS_DIM,), which is zero."""
     out[_NUM_PLAYERS + P - 2] = 1.0
     ph = r.phase

@@ -8,7 +8,7 @@ from ..constants import NUM_ACTIONS, NUM_ICONS
 from ..phases import Phase
 from ..scores import WIN_REWARD
 from ..state import STAT_ICONS, STAT_POINTS, STAT_SCORE
-from ._jit import jit
+from ._jit import Record, Tables, jit
 from .zones import zone_size
 
 _ICON0 = STAT_ICONS.start
@@ -17,7 +17,7 @@ _SET, _STONE, _FAITH = NUM_ICONS, NUM_ICONS + 1, NUM_ICONS + 2
 
 
 @jit
-def final_score(r, p):
+def final_score(r: Record, p: int) -> int:
     """VP chips + printed points + game-end abilities (Titania, Chimera, Ouroboros, Seraph)."""
     score = r.vp[p] + r.stats[p, STAT_POINTS]
     full_sets = r.stats[p, _ICON0]
@@ -36,7 +36,7 @@ _loss_reward = jit(scores.loss_reward)
 
 
 @jit
-def winner(r, P):
+def winner(r: Record, P: int) -> int:
     """Highest score; ties go to the tied player with the lowest ``scores.tie_rank`` (R7.4)."""
     best, w, w_rank = final_score(r, 0), 0, _tie_rank(0, r.declarer, P)
     for p in range(1, P):
@@ -48,7 +48,7 @@ def winner(r, P):
 
 
 @jit
-def end_game(r, t, P, truncated):
+def end_game(r: Record, t: Tables, P: int, truncated: bool) -> None:
     """Finish the game: the winner ``scores.WIN_REWARD``, the others ``scores.loss_reward``; a
     truncated game (R7.5) gives 0 to all."""
     if truncated:

@@ -12,25 +12,25 @@ import numpy as np
 
 from ..constants import MANA_0, NO, NUM_COLOURS, NUM_UNITS, STONE_UNIT, K
 from ..phases import Phase
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .abilities import baldanders_count, cost_reduction
 from .choice import last_unit
 from .zones import give_up_unit, give_up_units, mana_by_colour, zone_size
 
 
 @jit
-def can_pay(need, n_any, mana, stones):
+def can_pay(need: Array, n_any: int, mana: Array, stones: int) -> bool:
     """Whether a cost (need (5,), n_any) can be paid with face-up mana by colour (5,) and stones."""
     short = -stones
     over = stones - n_any
     for c in range(NUM_COLOURS):
         short += max(need[c] - mana[c], 0)
         over += mana[c] - need[c]
-    return short <= 0 and over >= 0
+    return bool(short <= 0 and over >= 0)
 
 
 @jit
-def can_pay_placing(need, n_any, mana, stones, place, place_n):
+def can_pay_placing(need: Array, n_any: int, mana: Array, stones: int, place: Array, place_n: int) -> bool:
     """``can_pay`` when up to ``place_n`` hand cards of colours ``place`` (5,) may first be added to
     the mana (Baldanders): the best ones fill missing colours."""
     short = -stones
@@ -43,11 +43,11 @@ def can_pay_placing(need, n_any, mana, stones, place, place_n):
         over += mana[c] - need[c]
         fills += min(missing, place[c])
         extra += place[c]
-    return short <= min(fills, place_n) and over + min(extra, place_n) >= 0
+    return bool(short <= min(fills, place_n) and over + min(extra, place_n) >= 0)
 
 
 @jit
-def summon_cost(r, t, p, k, need):
+def summon_cost(r: Record, t: Tables, p: int, k: int, need: Array) -> None:
     """``need`` (5,) = coloured symbols spirit k costs player p after its reductions (R10.2: own
     colour only, never an "any", never below zero)."""
     red = cost_reduction(r, t, p, k)
@@ -56,7 +56,7 @@ def summon_cost(r, t, p, k, need):
 
 
 @jit
-def summonable(r, t, mask):
+def summonable(r: Record, t: Tables, mask: Array) -> None:
     """CARD_k for the spirits in the active player's hand that can be summoned and paid for
     (R5.1); with Baldanders, cards the player may place from hand first count."""
     p = r.active_player
@@ -83,7 +83,7 @@ def summonable(r, t, mask):
 
 
 @jit
-def start_summon(r, t, k):
+def start_summon(r: Record, t: Tables, k: int) -> None:
     """The player chose to summon kind k: fix its cost, then Baldanders or payment."""
     p = r.active_player
     r.summon_kind = k
@@ -107,7 +107,7 @@ def start_summon(r, t, k):
 
 
 @jit
-def baldanders_mask(r, t, P, mask):
+def baldanders_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """CARD_j: place j (kinds in ascending order) if the summon stays payable; NO: stop placing
     (allowed while the summon is payable as it is). R10.4: a card the summon does not need may
     be placed too."""
@@ -139,7 +139,7 @@ def baldanders_mask(r, t, P, mask):
 
 
 @jit
-def apply_baldanders(r, t, P, action):
+def apply_baldanders(r: Record, t: Tables, P: int, action: int) -> None:
     if action == NO:
         start_payment(r)
         return
@@ -156,7 +156,7 @@ def apply_baldanders(r, t, P, action):
 
 
 @jit
-def _to_pay(r):
+def _to_pay(r: Record) -> int:
     n = r.pay_any
     for c in range(NUM_COLOURS):
         n += r.pay_need[c]
@@ -166,7 +166,7 @@ def _to_pay(r):
 
 
 @jit
-def start_payment(r):
+def start_payment(r: Record) -> None:
     """Go to PAY, or straight to the summon when nothing is left to pay."""
     r.choice_floor = MANA_0
     r.choice_left = _to_pay(r)  # units to pay
@@ -174,7 +174,7 @@ def start_payment(r):
 
 
 @jit
-def pay_mask(r, t, P, mask):
+def pay_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """``mask`` (6,): the units (MANA_c, STONE) that keep the rest of the cost payable: pay the
     unit, then check the rest can be paid with what is left, using only colours from it on
     (ascending order)."""
@@ -203,7 +203,7 @@ def pay_mask(r, t, P, mask):
 
 
 @jit
-def apply_pay(r, t, P, unit):
+def apply_pay(r: Record, t: Tables, P: int, unit: int) -> None:
     """Pay one unit: the mana (or a random stone) goes to the discard pile (R5.2)."""
     give_up_unit(r, t, r.active_player, unit)
     r.paid[unit] += 1
@@ -214,7 +214,7 @@ def apply_pay(r, t, P, unit):
 
 
 @jit
-def pay_forced(r, t, P):
+def pay_forced(r: Record, t: Tables, P: int) -> None:
     """Phase.PAY, on arrival: pay at once the units that every completion of the payment starts
     with (np_engine/summon.py derives the bounds: with D the coloured symbols still missing, R the
     units left, ps the stones paid, A the units after u and W those after u that can fill missing

@@ -13,7 +13,7 @@ from ..constants import ACT, DECLARE_SPIRITS, DECLARE_VP, PEND_HAND, PEND_STONE,
 from ..phases import Phase
 from ..state import NUM_STATS
 from . import abilities, scoring
-from ._jit import jit
+from ._jit import Array, Record, Tables, jit
 from .chips import gain_faith
 from .draws import request_draws
 from .summon import start_summon, summonable
@@ -21,7 +21,7 @@ from .zones import zone_size
 
 
 @jit
-def run_turn_start(r, t, P, max_turns):
+def run_turn_start(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """A new turn of ``active_player``: start-of-turn abilities (Leprechaun), then the command card."""
     p = r.active_player
     r.current_player = p
@@ -35,7 +35,7 @@ def run_turn_start(r, t, P, max_turns):
 
 
 @jit
-def run_command_start(r, t, P, max_turns):
+def run_command_start(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Ask for a command card; with an empty hand the top card of the deck is played (R3.1.2, R8.2)."""
     if zone_size(r.hand[r.active_player]) == 0:
         request_draws(r, Phase.COMMAND_DONE, 1, 0, 0, 0, 0)
@@ -44,7 +44,7 @@ def run_command_start(r, t, P, max_turns):
 
 
 @jit
-def apply_command(r, t, P, k):
+def apply_command(r: Record, t: Tables, P: int, k: int) -> None:
     """The card goes face up onto the right end of the mana row, next to the head (R3.1.1)."""
     p = r.active_player
     r.hand[p, k] -= 1
@@ -54,7 +54,7 @@ def apply_command(r, t, P, k):
 
 
 @jit
-def run_command_done(r, t, P, max_turns):
+def run_command_done(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Command number = head + command card; both are ordinary mana from now on (R3.1.1, R4.5)."""
     p = r.active_player
     head = r.head[p]
@@ -69,14 +69,14 @@ def run_command_done(r, t, P, max_turns):
 
 
 @jit
-def main_mask(r, t, P, mask):
+def main_mask(r: Record, t: Tables, P: int, mask: Array) -> None:
     """CARD_k: summon a spirit that can be paid for (R5.1); ACT: the action (always allowed)."""
     summonable(r, t, mask)
     mask[ACT] = True
 
 
 @jit
-def apply_main(r, t, P, action):
+def apply_main(r: Record, t: Tables, P: int, action: int) -> None:
     if action == ACT:
         r.phase = Phase.ACTION
     else:
@@ -84,7 +84,7 @@ def apply_main(r, t, P, action):
 
 
 @jit
-def run_summon_done(r, t, P, max_turns):
+def run_summon_done(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """The paid spirit enters play; its "when summoned" ability works at once (R5.3)."""
     p = r.active_player
     k = r.summon_kind
@@ -109,7 +109,7 @@ def run_summon_done(r, t, P, max_turns):
 
 
 @jit
-def run_phase3(r, t, P, max_turns):
+def run_phase3(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Draw 2 cards, privately (R3.3.1)."""
     r.offer_public = False
     r.current_player = r.active_player
@@ -117,12 +117,12 @@ def run_phase3(r, t, P, max_turns):
 
 
 @jit
-def run_keep_start(r, t, P, max_turns):
+def run_keep_start(r: Record, t: Tables, P: int, max_turns: int) -> None:
     r.phase = Phase.END_TURN if zone_size(r.offer) == 0 else Phase.KEEP  # empty only if nothing was drawn
 
 
 @jit
-def apply_keep(r, t, P, k):
+def apply_keep(r: Record, t: Tables, P: int, k: int) -> None:
     """Keep one card; the other becomes the right neighbour's new head (R3.3.2, R4.5).
 
     [decision] If only one card could be drawn (R8.3), it is kept and nothing is assisted.
@@ -148,13 +148,13 @@ def apply_keep(r, t, P, k):
 
 
 @jit
-def run_end_turn(r, t, P, max_turns):
+def run_end_turn(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """End-of-turn abilities: Belial (one use per copy, optional)."""
     abilities.start_belial(r)
 
 
 @jit
-def run_declare_check(r, t, P, max_turns):
+def run_declare_check(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """The end may be declared with 10+ spirits or 30+ VP; only the first declaration counts."""
     p = r.active_player
     may = r.declarer < 0 and (zone_size(r.spirits[p]) >= DECLARE_SPIRITS or r.vp[p] >= DECLARE_VP)
@@ -162,7 +162,7 @@ def run_declare_check(r, t, P, max_turns):
 
 
 @jit
-def apply_declare(r, t, P, action):
+def apply_declare(r: Record, t: Tables, P: int, action: int) -> None:
     """YES: one more round follows, the declarer's turn last (R7.2)."""
     if action == YES:
         r.declarer = r.active_player
@@ -171,7 +171,7 @@ def apply_declare(r, t, P, action):
 
 
 @jit
-def run_next_turn(r, t, P, max_turns):
+def run_next_turn(r: Record, t: Tables, P: int, max_turns: int) -> None:
     """Pass the turn to the left; end the game after the extra round (R7.2) or at the turn limit (R7.5)."""
     r.turn += 1
     if r.declarer >= 0:

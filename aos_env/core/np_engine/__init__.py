@@ -5,6 +5,6 @@ names (``phases.PHASES``) in both."""
 
 from .engine import refresh_turn_start, setup, step
 from .observe import observe
-from .scoring import final_scores
+from .scoring import final_scores, truncate
 
-__all__ = ["setup", "step", "observe", "final_scores", "refresh_turn_start"]
+__all__ = ["setup", "step", "observe", "final_scores", "refresh_turn_start", "truncate"]

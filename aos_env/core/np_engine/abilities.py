@@ -38,7 +38,8 @@ from .zones import empty_mask, give_up_unit
 
 def count(state: State, g: np.ndarray, p: np.ndarray, name: str) -> np.ndarray:
     """(n,) copies in play of spirits with ability ``name`` (from the per-player totals)."""
-    return state.stats[g, p, STAT_SPECIAL[name]]
+    result: np.ndarray = state.stats[g, p, STAT_SPECIAL[name]]
+    return result
 
 
 # ---- Leprechaun: start of turn, optional: draw n, then discard n -------------
@@ -185,7 +186,8 @@ _CERBERUS_HIT = np.isin(np.arange(6), CERBERUS_NUMBERS)  # by card number
 def cerberus_bonus(state: State, g: np.ndarray, p: np.ndarray, assisted: np.ndarray) -> np.ndarray:
     """VP for the assisting player: 1 per Cerberus if the assisted card is a 4 or a 5."""
     hit = _CERBERUS_HIT[state.cards.number[assisted]]
-    return count(state, g, p, "cerberus") * CERBERUS_VP * hit
+    result: np.ndarray = count(state, g, p, "cerberus") * CERBERUS_VP * hit
+    return result
 
 
 # ---- Gargoyle and Giant: cost reductions (R10.2, R10.4) -----------------------
@@ -201,12 +203,14 @@ def giant_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -
     (shield) in play; 0 for other kinds."""
     cards = state.cards
     icons = state.stats[g, p, STAT_ICONS.start + cards.colour[k]]  # icons of the kind's colour
-    return icons * cards.special["giant"][k]
+    result: np.ndarray = icons * cards.special["giant"][k]
+    return result
 
 
 def giant_no_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
     """(n,) bool for kind k[i]: a Giant kind already in play; another one gets no reduction of any kind."""
-    return (state.spirits[g, p, k] > 0) & (state.cards.special["giant"][k] > 0)
+    result: np.ndarray = (state.spirits[g, p, k] > 0) & (state.cards.special["giant"][k] > 0)
+    return result
 
 
 def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np.ndarray:
@@ -222,7 +226,8 @@ def cost_reduction(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) ->
 
 def compared_faith(state: State, g: np.ndarray) -> np.ndarray:
     """(n, P) faith as it counts in comparisons: +2 per Pegasus (the chips do not change)."""
-    return state.faith[g] + PEGASUS_FAITH * state.stats[g, :, STAT_SPECIAL["pegasus"]]
+    result: np.ndarray = state.faith[g] + PEGASUS_FAITH * state.stats[g, :, STAT_SPECIAL["pegasus"]]
+    return result
 
 
 def valkyrie_protected(state: State, g: np.ndarray) -> np.ndarray:

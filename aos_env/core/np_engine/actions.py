@@ -8,6 +8,8 @@ made, then Phase III starts. The Inquisition owns ``giver_seat``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..cards import (
@@ -55,7 +57,8 @@ from .zones import colour_counts, empty_mask, take_mana
 
 def action_bonus(state: State, g: np.ndarray, p: np.ndarray, action: int, field: int) -> np.ndarray:
     """(n,) total of one plain bonus for game action ``action`` over player p's spirits."""
-    return state.stats[g, p, stat_bonus(action).start + field]
+    result: np.ndarray = state.stats[g, p, stat_bonus(action).start + field]
+    return result
 
 
 def finish_action(state: State, g: np.ndarray) -> None:
@@ -87,7 +90,8 @@ def _victims(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """(n, P) other players with a VP chip that Conquest may steal (Valkyrie protects)."""
     P = state.num_players
     others = np.arange(P)[None, :] != p[:, None]
-    return others & (state.vp[g] > 0) & ~abilities.valkyrie_protected(state, g)
+    result: np.ndarray = others & (state.vp[g] > 0) & ~abilities.valkyrie_protected(state, g)
+    return result
 
 
 def conquest(state: State, g: np.ndarray, p: np.ndarray) -> None:
@@ -186,7 +190,7 @@ def apply_research_flip(state: State, g: np.ndarray, action: np.ndarray) -> None
 # ---- R6.3 Alchemy, R6.7 Pilgrimage: two options ---------------------------------
 
 
-def to_choice(phase: int):
+def to_choice(phase: int) -> Callable[[State, np.ndarray, np.ndarray], None]:
     def start(state: State, g: np.ndarray, p: np.ndarray) -> None:
         state.phase[g] = phase
 

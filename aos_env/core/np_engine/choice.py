@@ -53,7 +53,8 @@ def forced_units(avail: np.ndarray, floor: np.ndarray, needed: np.ndarray) -> np
 
 def last_unit(take: np.ndarray) -> np.ndarray:
     """(n,) index of the highest unit taken in each row of ``take`` (n, U): the new floor."""
-    return take.shape[1] - 1 - np.argmax(take[:, ::-1] > 0, axis=1)
+    result: np.ndarray = take.shape[1] - 1 - np.argmax(take[:, ::-1] > 0, axis=1)
+    return result
 
 
 def discard_from_hand(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> None:

@@ -8,6 +8,7 @@ choice: a repeated choice, see choice.py). This module owns ``discard_seat``,
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..constants import MANA_0, NIGHTMARE_HAND_LIMIT, NIGHTMARE_MANA_LIMIT, SHORTAGE_LIMIT
 from ..phases import PH
@@ -24,11 +25,12 @@ def limits(state: State, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return hand, mana
 
 
-def over_limit(state: State, g: np.ndarray, hand_limit, mana_limit) -> np.ndarray:
+def over_limit(state: State, g: np.ndarray, hand_limit: ArrayLike, mana_limit: ArrayLike) -> np.ndarray:
     """(n,) True where some player holds more cards or mana than the limits."""
     hand = ksum(state.hand[g])
     mana = ksum(state.mana[g]) + ksum(state.stones[g])
-    return ((hand > np.reshape(hand_limit, (-1, 1))) | (mana > np.reshape(mana_limit, (-1, 1)))).any(1)
+    result: np.ndarray = ((hand > np.reshape(hand_limit, (-1, 1))) | (mana > np.reshape(mana_limit, (-1, 1)))).any(1)
+    return result
 
 
 def start_discard_round(state: State, g: np.ndarray, shortage: bool, then: int) -> None:

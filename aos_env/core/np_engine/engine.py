@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -89,9 +90,12 @@ _YES_NO = _fixed(YES, NO)
 _OPTIONS = _fixed(OPTION_A, OPTION_B)
 
 
-def _function(module: str, name: str) -> Callable:
+def _function(module: str, name: str) -> Callable[..., Any]:
     """Function ``name`` of topic module ``module`` of this engine."""
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    # looked up by name from the phase table (its one source), so type checkers see the handlers as
+    # Callable[..., Any]; test_game_definition holds every name to a function of the right module
+    result: Callable[..., Any] = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    return result
 
 
 def _mask_of(info: PhaseInfo) -> MaskFn:
@@ -130,10 +134,10 @@ INTERNAL: dict[Phase, RunFn] = {p: _function(PHASES[p].module, PHASES[p].run) fo
 assert set(DECISIONS) | set(INTERNAL) | {Phase.GAME_OVER} == set(Phase)
 
 # Handlers as lists indexed by the phase value (faster than building Phase members).
-_MASK: list = [None] * NUM_PHASES
-_APPLY: list = [None] * NUM_PHASES
-_RUN: list = [None] * NUM_PHASES
-_FORCED: list = [None] * NUM_PHASES
+_MASK: list[Any] = [None] * NUM_PHASES  # a handler, or None for phases without one
+_APPLY: list[Any] = [None] * NUM_PHASES  # a handler, or None for phases without one
+_RUN: list[Any] = [None] * NUM_PHASES  # a handler, or None for phases without one
+_FORCED: list[Any] = [None] * NUM_PHASES  # a handler, or None for phases without one
 for _p, (_m, _a) in DECISIONS.items():
     _MASK[_p], _APPLY[_p] = _m, _a
 for _p, _f in FORCED_PART.items():
@@ -150,7 +154,7 @@ _IS_INTERNAL = np.array([r is not None for r in _RUN])
 #: goes on in another pass. The list starts after KEEP because few chains cross that point
 #: (only when KEEP is forced), while many go from a forced MAIN into ACTION. The order changes
 #: only how many calls a step takes, never a game: games are independent.
-_ORDER = [
+_PHASE_ORDER = [
     Phase.END_TURN,
     Phase.BELIAL,
     Phase.DECLARE_CHECK,
@@ -201,7 +205,7 @@ _ORDER = [
     Phase.KEEP_START,
     Phase.KEEP,
 ]
-_ORDER = [int(p) for p in _ORDER]
+_ORDER = [int(p) for p in _PHASE_ORDER]  # ints: faster to compare than Phase members
 assert set(_ORDER) == set(range(NUM_PHASES)) - {int(Phase.GAME_OVER)}
 
 

@@ -4,6 +4,8 @@ one-hots and flags are 0 or 1)."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import numpy as np
 
 from ..constants import MAX_PLAYERS, game_action_of_number
@@ -17,7 +19,7 @@ _OBS_PHASE = np.array(OBS_PHASE_INDEX)
 _REPEATED = np.array(IS_REPEATED, dtype=bool)
 
 
-def _table(phases) -> np.ndarray:
+def _table(phases: list[Phase]) -> np.ndarray:
     out = np.zeros(len(Phase), dtype=bool)
     out[[int(p) for p in phases]] = True
     return out
@@ -38,7 +40,7 @@ class _Rows:
         self.num_players, self.max_turns, self.cards = state.num_players, state.max_turns, state.cards
         self.batch_size = games.size
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         value = getattr(self._state, name)[self._games]
         setattr(self, name, value)
         return value
@@ -46,7 +48,8 @@ class _Rows:
 
 def _count(x: np.ndarray) -> np.ndarray:
     """Sum over the kind axis, as int64."""
-    return np.einsum("...k->...", x, dtype=np.int64)
+    result: np.ndarray = np.einsum("...k->...", x, dtype=np.int64)
+    return result
 
 
 def _scaled(raw: np.ndarray, name: str) -> np.ndarray:
@@ -59,7 +62,8 @@ def observe(state: State, player: np.ndarray, games: np.ndarray | None = None) -
     """(n, OBS_DIM) float32 observation of ``player[i]`` (checked by the caller) in each game
     (all, or ``games``); seat 0 is that player."""
     if games is not None:
-        state = _Rows(state, games)
+        # the games' rows, read like a State (the fields this function reads)
+        state = cast(State, _Rows(state, games))
     B, P = state.batch_size, state.num_players
     rows = np.arange(B)
     out = np.zeros((B, OBS_DIM), dtype=np.float32)  # filled slice by slice (no concatenations)

@@ -22,7 +22,8 @@ def final_scores(state: State, g: np.ndarray | None = None) -> np.ndarray:
         axis=2,
     )
     game_end = np.einsum("bps,bps->bp", stats[..., STAT_SCORE], sources)  # per copy: VP per unit x units
-    return (state.vp[sel] + stats[..., STAT_POINTS] + game_end).astype(np.int32)
+    result: np.ndarray = (state.vp[sel] + stats[..., STAT_POINTS] + game_end).astype(np.int32)
+    return result
 
 
 def end_games(state: State, g: np.ndarray, truncated: bool) -> None:
@@ -38,3 +39,8 @@ def end_games(state: State, g: np.ndarray, truncated: bool) -> None:
         state.rewards[g] = rewards_for(winners_of(final_scores(state, g), state.declarer[g]), state.num_players)
     state.phase[g] = PH.GAME_OVER
     state.legal_action_mask[g] = False
+
+
+def truncate(state: State, g: np.ndarray) -> None:
+    """``core.truncate``: end games ``g`` (unfinished ones, checked by the caller) as truncated (R7.5)."""
+    end_games(state, g, truncated=True)

@@ -14,6 +14,8 @@ multiplying integer matrices, and the small counts stay exact.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..constants import MANA_0, NO, NUM_COLOURS, NUM_UNITS, STONE_UNIT
@@ -35,10 +37,18 @@ def summon_cost(state: State, g: np.ndarray, p: np.ndarray, k: np.ndarray) -> np
     colour only, never an "any", never below zero)."""
     cards = state.cards
     reduction = abilities.cost_reduction(state, g, p, k)
-    return np.maximum(cards.cost[k] - reduction[:, None] * cards.colour_onehot[k], 0)
+    result: np.ndarray = np.maximum(cards.cost[k] - reduction[:, None] * cards.colour_onehot[k], 0)
+    return result
 
 
-def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
+def can_pay(
+    need: np.ndarray,
+    any_: np.ndarray,
+    mana: np.ndarray,
+    stones: np.ndarray,
+    place: np.ndarray | None = None,
+    place_n: Any = None,
+) -> np.ndarray:
     """Whether a cost can be paid (colour-first shapes, broadcasting on the rest).
 
     need (5, ...), any_ (...), mana (5, ...) face-up mana by colour, stones (...). With
@@ -48,11 +58,14 @@ def can_pay(need, any_, mana, stones, place=None, place_n=None) -> np.ndarray:
     missing = np.maximum(need - mana, 0)
     short = missing.sum(0) - stones
     over = mana.sum(0) + stones - need.sum(0) - any_  # mana left over after paying everything
+    result: np.ndarray
     if place is None:
-        return (short <= 0) & (over >= 0)
+        result = (short <= 0) & (over >= 0)
+        return result
     fills = np.minimum(np.minimum(missing, place).sum(0), place_n)
     extra = np.minimum(place.sum(0), place_n)
-    return (short <= fills) & (over + extra >= 0)
+    result = (short <= fills) & (over + extra >= 0)
+    return result
 
 
 def summonable(state: State, g: np.ndarray) -> np.ndarray:
@@ -171,7 +184,8 @@ def pay_mask(state: State, g: np.ndarray) -> np.ndarray:
     short = missing.sum(0) - paid_stones - np.minimum(to_pay, fills + left_stones)
     avail = np.concatenate([mana, stones[:, None]], axis=1)
     ok = (avail > 0) & (to_pay >= 0) & (left_mana.sum(0) + left_stones >= to_pay) & (short <= 0)
-    return ok & (np.arange(NUM_UNITS)[None] >= (state.choice_floor[g] - MANA_0)[:, None])
+    result: np.ndarray = ok & (np.arange(NUM_UNITS)[None] >= (state.choice_floor[g] - MANA_0)[:, None])
+    return result
 
 
 def apply_pay(state: State, g: np.ndarray, unit: np.ndarray) -> None:

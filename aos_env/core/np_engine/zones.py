@@ -20,12 +20,14 @@ def empty_mask(n: int) -> np.ndarray:
 
 def colour_counts(state: State, x: np.ndarray) -> np.ndarray:
     """Counts by kind (..., K) -> counts by colour (..., 5), as float32 (exact: small counts)."""
-    return x.astype(np.float32) @ state.cards.colour_onehot_f32
+    result: np.ndarray = x.astype(np.float32) @ state.cards.colour_onehot_f32
+    return result
 
 
 def mana_total(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Face-up mana plus stones of player p (the waiting head counts, R4.3)."""
-    return ksum(state.mana[g, p]) + ksum(state.stones[g, p])
+    result: np.ndarray = ksum(state.mana[g, p]) + ksum(state.stones[g, p])
+    return result
 
 
 def givable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -34,7 +36,8 @@ def givable_mana(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
     h = state.head[g, p]
     has = np.nonzero(h >= 0)[0]
     avail[has, h[has]] -= 1
-    return avail
+    result: np.ndarray = avail
+    return result
 
 
 def choosable_units(state: State, g: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -54,7 +57,8 @@ def take_mana(state: State, g: np.ndarray, p: np.ndarray, colour: np.ndarray) ->
     avail = givable_mana(state, g, p) * (state.cards.colour[None, :] == colour[:, None])
     k = np.argmax(avail > 0, axis=1)
     state.mana[g, p, k] -= 1
-    return k
+    result: np.ndarray = k
+    return result
 
 
 def take_mana_colours(state: State, g: np.ndarray, p: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -66,7 +70,8 @@ def take_mana_colours(state: State, g: np.ndarray, p: np.ndarray, counts: np.nda
     want = counts[:, cards.colour]  # (n, K): how many of the kind's colour to take
     removed = np.clip(want - earlier, 0, avail).astype(np.int64)
     state.mana[g, p] -= removed.astype(state.mana.dtype)
-    return removed
+    result: np.ndarray = removed
+    return result
 
 
 def take_stones(state: State, g: np.ndarray, p: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -135,7 +140,8 @@ def random_kind(state: State, g: np.ndarray, counts: np.ndarray) -> np.ndarray:
 
 def kind_at(cum: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The kind of card number r[i] in a zone with running totals cum (n, K)."""
-    return (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
+    result: np.ndarray = (cum > r[:, None]).argmax(1)  # the first kind whose running total passes r
+    return result
 
 
 def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
@@ -145,9 +151,11 @@ def discard_cards(state: State, g: np.ndarray, k: np.ndarray) -> None:
 
 def hand_mask(state: State, g: np.ndarray) -> np.ndarray:
     """(n, K) the kinds in the current player's hand (Mask.HAND_CARDS: command card, Inquisition gift)."""
-    return state.hand[g, state.current_player[g]] > 0
+    result: np.ndarray = state.hand[g, state.current_player[g]] > 0
+    return result
 
 
 def offer_mask(state: State, g: np.ndarray) -> np.ndarray:
     """(n, K) the kinds on offer (Mask.OFFER_CARDS: Festival pick, Phase III keep)."""
-    return state.offer[g] > 0
+    result: np.ndarray = state.offer[g] > 0
+    return result
