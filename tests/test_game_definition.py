@@ -478,8 +478,8 @@ _CONFIG_SCRIPT = textwrap.dedent("""
         for _ in range(5):
             core.step(big, np.argmax(big.legal_action_mask, axis=1))
         core.observe(big, 0)
-    from agents import _greedy_kernel
-    from agents.greedy import GreedyAgent
+    from agents.players import _greedy_kernel
+    from agents.players.greedy import GreedyAgent
     GreedyAgent().act_batch(core.observe(state, 0), state.legal_action_mask)
     import users_module
     users_module.twice(2)

@@ -4,7 +4,7 @@
 id). Each decision phase has its scoring in one function of the section "the phases' scoring"
 below; ``score_phase`` is the table from phase to that function. The card values that do not depend
 on the position (a spirit's worth, a held card's worth, each action's base worth) come from
-``agents/greedy.py``, which computes them once per card set with numpy, in the record of
+``agents/players/greedy.py``, which computes them once per card set with numpy, in the record of
 ``greedy_tables``.
 
 The observation is read through its layout: each entry times its slot's scale (``Slot.scale`` of
@@ -482,9 +482,9 @@ def greedy_actions(obs, mask, tables, out):
 
 def warm() -> None:
     """Compile (or load) the kernel by letting greedy play a few games in one batch, through the
-    tournament loop (``python -m aos_env.core.prebuild OUT --also agents._greedy_kernel``, what
+    tournament loop (``python -m aos_env.core.prebuild OUT --also agents.players._greedy_kernel``, what
     ``pip install`` runs)."""
+    from ..evaluation.matches import play_games
     from .greedy import GreedyAgent
-    from .matches import play_games
 
     play_games([GreedyAgent(seed=0), GreedyAgent(seed=1)], 2, 4, seed=0, batch_size=4)

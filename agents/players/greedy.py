@@ -30,7 +30,7 @@ the AEC env and on a batch. Its heuristics:
 
 The worths that depend only on the card set (spirit values, the actions' base worth) are
 computed here once, with numpy; the scoring of a position is compiled (numba, cached on disk
-like the engine): ``agents/_greedy_kernel.py`` has each phase's scoring in one function.
+like the engine): ``agents/players/_greedy_kernel.py`` has each phase's scoring in one function.
 """
 
 from __future__ import annotations

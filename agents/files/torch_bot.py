@@ -1,8 +1,8 @@
 """Your own torch policy as a bot file: ``torch_to_bot(module, path, num_players=2)``.
 
 A bot file (docs/api.md, "The bot file format") holds a feed-forward policy as plain arrays and
-plays with numpy alone (``agents.bot.BotAgent``): ``make_agent("my_bot.npz")``, and so in
-``python -m agents.evaluate``, the leaderboard, ``aos_env.apps.play`` and as an env's opponent. This
+plays with numpy alone (``agents.players.bot.BotAgent``): ``make_agent("my_bot.npz")``, and so in
+``python -m agents.evaluation.evaluate``, the leaderboard, ``aos_env.apps.play`` and as an env's opponent. This
 module writes one from a plain torch MLP: an ``nn.Sequential`` of ``nn.Linear`` layers with one
 kind of activation (``nn.Tanh`` or ``nn.ReLU``) between them, mapping the observation
 (``core.OBS_DIM`` floats) to the 44 action logits, and optionally a value network of the same
@@ -25,9 +25,9 @@ from aos_env.base.checks import ArgumentError, check_int, check_output_file, fai
 from aos_env.base.files import atomic_path
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
-from .bot import FORMAT, FORMAT_VERSION
+from ..players.bot import FORMAT, FORMAT_VERSION
 
-#: torch activation classes by the name the bot format records (agents.bot plays these two).
+#: torch activation classes by the name the bot format records (agents.players.bot plays these two).
 ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu"}
 BOT_SUFFIX = ".npz"
 

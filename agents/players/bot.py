@@ -2,12 +2,12 @@
 
     from agents import make_agent
     bot = make_agent("bot")                    # the shipped bot, for 2, 3 or 4 players
-    bot = make_agent("runs/x/bot.npz")         # a policy exported with `python -m agents.export`
+    bot = make_agent("runs/x/bot.npz")         # a policy exported with `python -m agents.files.export`
     actions = bot.act(obs, mask)
 
 A bot file is an ``.npz`` holding the policy network of a MaskablePPO model (and its value
 network, which search agents can use to value positions) as plain arrays, with the observation
-version and the player count it was trained for. ``python -m agents.export MODEL.zip OUT.npz``
+version and the player count it was trained for. ``python -m agents.files.export MODEL.zip OUT.npz``
 writes one from a saved model (that needs the ``train`` extra); playing needs only numpy.
 
 The shipped bot lives in ``agents/data/bot_{2,3,4}p.npz``: ``make_agent("bot")`` loads all of them
@@ -40,7 +40,7 @@ from aos_env.core.obs_layout import OLDER_VERSIONS, G, obs_dim_of_version, to_ve
 
 from .base import BaseAgent
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 SHIPPED = {p: DATA / f"bot_{p}p.npz" for p in (2, 3, 4)}
 #: The previous shipped bot (observation version 2), kept as a rated opponent: ``make_agent("bot-v2")``.
 SHIPPED_V2 = {p: DATA / f"bot_v2_{p}p.npz" for p in (2, 3, 4)}
@@ -148,7 +148,7 @@ MAX_BOT_BYTES = 1 << 30
 MAX_META_BYTES = 1 << 22
 #: The most layers one network of a bot file may have.
 MAX_LAYERS = 64
-#: Weight dtypes a bot file may use (``python -m agents.export --float16`` writes float16).
+#: Weight dtypes a bot file may use (``python -m agents.files.export --float16`` writes float16).
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
 _META = "meta"
 _MAX_MEMBERS = 1 + 2 * 2 * MAX_LAYERS  # the meta, a weight and a bias per layer of each network
@@ -193,10 +193,12 @@ def read_bot_file(path: Path, where: str) -> tuple[dict, dict[str, np.ndarray]]:
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
         # not a zip, truncated, a compression zipfile cannot read, an encrypted member, a header numpy cannot parse
         raise ArgumentError(
-            f"{where} is not a bot file (python -m agents.export writes one): {type(e).__name__}: {e}"
+            f"{where} is not a bot file (python -m agents.files.export writes one): {type(e).__name__}: {e}"
         ) from None
     if _META not in arrays:
-        raise ArgumentError(f"{where} is not a bot file (python -m agents.export writes one): it has no {_META!r}")
+        raise ArgumentError(
+            f"{where} is not a bot file (python -m agents.files.export writes one): it has no {_META!r}"
+        )
     text = arrays.pop(_META).item()
     try:
         meta = json.loads(text)

@@ -1,10 +1,10 @@
-"""Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.bot``).
+"""Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.players.bot``).
 
-    python -m agents.export runs/default/model.zip bot.npz --players 2
-    python -m agents.export agents/data/bot_2p.npz bot_3p.npz --players 3   # a bot file for another table size
+    python -m agents.files.export runs/default/model.zip bot.npz --players 2
+    python -m agents.files.export agents/data/bot_2p.npz bot_3p.npz --players 3   # a bot file for another table size
 
 Needs the ``train`` extra (torch, sb3-contrib) to read the model; the bot file then plays with
-numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.model_file.load_policy``,
+numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.files.model_file.load_policy``,
 which runs no code from the file (safe for a model from someone else); ``--players`` defaults to
 the game size the model file records.
 """
@@ -24,14 +24,14 @@ from aos_env.base.checks import ArgumentError, check_file, check_int, check_outp
 from aos_env.base.files import atomic_path, same_file
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
-from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
+from ..players.bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
 
 
 def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
     """Write the policy and value networks of a MaskablePPO ``model`` (a live model, its policy, or
     a path to a .zip saved by train.py) to a bot file ``out``. ``num_players``: the game size it was
     trained for; ``info``: anything to keep with it (the training command, its results). A path is
-    read by ``agents.model_file.load_policy``, which runs no code from the file."""
+    read by ``agents.files.model_file.load_policy``, which runs no code from the file."""
     import torch.nn as nn
 
     out = _bot_path(out)
@@ -75,7 +75,7 @@ def retarget(bot, out, num_players: int, info: dict | None = None) -> Path:
     (the observation has the same layout at every table size), its meta saying the new size, and
     its info recording where it came from (``retargeted_from``: the file's name, its table size and
     its info) beside ``info``. The file is checked as ``make_agent`` checks it; nothing is unpickled."""
-    from .bot import BotAgent, read_bot_file
+    from ..players.bot import BotAgent, read_bot_file
 
     num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     out = _bot_path(out)
@@ -134,7 +134,7 @@ def warm_start(policy, bot) -> dict:
 
     from aos_env.core.obs_layout import to_version
 
-    from .bot import BotNet
+    from ..players.bot import BotNet
 
     net = BotNet(bot)
     if net.value is None:
@@ -182,7 +182,7 @@ def run_info(model: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m agents.export",
+        prog="python -m agents.files.export",
         description="Write the policy and value networks of a model saved by train.py to a numpy-only "
         "bot file (.npz); or write a bot file again for another table size.",
     )
@@ -240,4 +240,4 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-from .torch_bot import torch_to_bot  # noqa: E402,F401  (a plain torch MLP as a bot file: agents.export.torch_to_bot)
+from .torch_bot import torch_to_bot  # noqa: E402,F401  (a plain torch MLP as a bot file: agents.files.export.torch_to_bot)

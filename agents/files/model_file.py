@@ -4,7 +4,7 @@ stable-baselines3's loader (``MaskablePPO.load``) unpickles parts of a zip's ``d
 an unpickled object can run any code: a model file from a stranger must never go through it. So
 ``train.py`` saves every model with :func:`save_model`, which adds a plain-JSON member
 (``MEMBER``) holding the architecture, and everything that *plays* a model (``PolicyAgent``,
-``make_agent("x.zip")``, ``agents.export``, the opponents of ``train.py`` and of the play page)
+``make_agent("x.zip")``, ``agents.files.export``, the opponents of ``train.py`` and of the play page)
 reads it with :func:`load_policy`:
 
 - the JSON member, checked field by field (format, types, ranges, this env's observation
