@@ -504,7 +504,7 @@ def newest_model(run_dir: Path) -> Path | None:
     ``checkpoints/model_<steps>.zip`` (model.zip on a tie: it is saved after the checkpoint of the
     same step). model.zip's steps are read from SB3's ``data`` member as plain JSON (nothing is
     unpickled); if they cannot be read, the checkpoints come first."""
-    from .files.model_file import saved_timesteps
+    from .files.sb3_file import saved_timesteps
 
     found: list[tuple[int, int, Path]] = []
     model = run_dir / MODEL_FILE
@@ -523,7 +523,8 @@ def newest_model(run_dir: Path) -> Path | None:
 def _check_run_folder(parser: argparse.ArgumentParser, args: argparse.Namespace, run_dir: Path) -> None:
     """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
     over by accident; --resume needs a model to continue."""
-    from .files.model_file import check_sb3_model_file, read_meta
+    from .files.model_file import read_meta
+    from .files.sb3_file import check_sb3_model_file
 
     def usage(option: str, message: str) -> None:
         parser.error(f"argument {option}: {message}")
@@ -864,7 +865,8 @@ def train_sb3(
     from agents import PolicyAgent
     from aos_env.integrations.sb3 import LearnerVecEnv
 
-    from .files.model_file import save_model, saved_timesteps
+    from .files.model_file import save_model
+    from .files.sb3_file import saved_timesteps
 
     stop = stop or StopSignal()
     run = Run(args)

@@ -328,9 +328,9 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
 
 # ---- a bot file for another table size (python -m agents.files.export BOT.npz OUT.npz --players P) ------
 
+from agents.files.bot_file import read_bot_file  # noqa: E402
 from agents.files.export import main as export_main  # noqa: E402
 from agents.files.export import retarget
-from agents.players.bot import read_bot_file  # noqa: E402
 from aos_env.base.checks import ArgumentError  # noqa: E402
 
 

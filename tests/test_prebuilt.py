@@ -104,7 +104,7 @@ def prebuilt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("prebuilt") / "pre"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run(
-        [sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents.players._greedy_kernel"],
+        [sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents.players.greedy"],
         check=True,
         env=env,
         cwd=ROOT,

@@ -28,7 +28,8 @@ import pytest
 
 from agents import BotAgent, act_on_state, make_agent
 from agents.evaluation import leaderboard as lb
-from agents.players.bot import MAX_LAYERS, SHIPPED
+from agents.files.bot_file import MAX_LAYERS
+from agents.players.bot import SHIPPED
 from aos_env import core
 from aos_env.base.checks import ArgumentError
 from aos_env.core import cards as cards_mod
@@ -307,10 +308,10 @@ def test_forged_headers_of_other_kinds(tmp_path: Path) -> None:
 
 
 def test_arrays_below_the_limit_each_but_above_it_together(tmp_path: Path, monkeypatch) -> None:
-    import agents.players.bot
+    import agents.files.bot_file
 
     path = write_bot(tmp_path / "b.npz")  # pi_w0 and vf_w0 hold 19,296 bytes each
-    monkeypatch.setattr(agents.players.bot, "MAX_BOT_BYTES", 30_000)
+    monkeypatch.setattr(agents.files.bot_file, "MAX_BOT_BYTES", 30_000)
     refused(path, "its arrays would take.*MAX_BOT_BYTES")
 
 
@@ -372,13 +373,16 @@ def test_export_writes_atomically_and_never_a_file_the_loader_refuses(tmp_path: 
             big.policy.value_net.weight.fill_(1e6)
         ex.export(big, out, num_players=2, dtype=np.float16)
 
-    def full_disk(path, **arrays):
-        Path(path).write_bytes(b"PK\x03\x04 half a file")
+    write_bytes = Path.write_bytes
+
+    def full_disk(path: Path, data: bytes) -> int:  # the disk fills half way through the bot file
+        write_bytes(path, data[: len(data) // 2])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ex.np, "savez_compressed", full_disk)
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
     with pytest.raises(OSError, match="No space"):
         ex.export(_fake_model(), out, num_players=2)
+    monkeypatch.undo()
     assert out.read_bytes() == before, "the previous bot file is whole"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.npz"], "no temporary file is left"
 

@@ -24,14 +24,14 @@ import numpy as np
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_bool, fail
 
-from ..files.model_file import SB3_MEMBERS as MODEL_MEMBERS  # noqa: F401  (the members SB3's loader needs)
-from ..files.model_file import check_device, check_sb3_model_file, check_spaces, load_policy
+from ..files.model_file import check_device, check_spaces, load_policy
+from ..files.sb3_file import check_sb3_model_file
 from .base import BaseAgent
 
 
 def check_model_file(path) -> Path:
     """The path of a model SB3's own loader can continue (``train.py --resume``): see
-    ``agents.files.model_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
+    ``agents.files.sb3_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
     return check_sb3_model_file(path)
 
 

@@ -23,7 +23,6 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``train.py --backend 
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
@@ -251,21 +250,9 @@ def _numpy(x: Any) -> np.ndarray:
 
 
 def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | None = None) -> bytes:
-    """A bot file (``agents.players.bot``'s format) as bytes."""
-    FORMAT, FORMAT_VERSION = registry.load("bot_format"), registry.load("bot_format_version")
-
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "obs_version": core.OBS_VERSION,
-        "obs_dim": core.OBS_DIM,
-        "num_players": int(num_players),
-        "activation": ACTIVATION,
-        "info": info or {},
-    }
-    buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
-    return buf.getvalue()
+    """A bot file as bytes, written by the one module that writes bot files (``agents.files.bot_file``)."""
+    meta = registry.load("bot_meta")(int(num_players), ACTIVATION, info)
+    return registry.load("bot_file_bytes")(meta, dict(arrays))
 
 
 def save_bot(arrays: Mapping[str, np.ndarray], path, num_players: int, info: dict | None = None) -> Path:
