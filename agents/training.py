@@ -147,7 +147,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         type=int_arg(1),
         default=4_000_000,
         help="learner decisions to train for, at least 1 (with --resume: this many more); "
-        "to evaluate a saved model without training, use python -m agents.evaluate",
+        "to evaluate a saved model without training, use python -m agents.evaluation.evaluate",
     )
     g.add_argument(
         "--num-envs",
@@ -385,7 +385,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     _check_writable(parser, run_dir)
     _check_run_folder(parser, args, run_dir)
     if args.init is not None:
-        from agents.bot import BotNet
+        from agents.players.bot import BotNet
 
         if args.resume:
             usage("--init", "starts a new run; --resume continues one from its own model (give one of them)")
@@ -402,7 +402,7 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
                 f"the bot's hidden layers are {','.join(map(str, hidden))}; give --net-arch "
                 f"{','.join(map(str, hidden))} (got {','.join(map(str, args.net_arch))})",
             )
-    from .model_file import check_device
+    from .files.model_file import check_device
 
     if args.backend == "rllib" and args.device not in ("cpu", "cuda"):
         usage("--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {args.device!r}")
@@ -447,7 +447,7 @@ def _load_error(e: Exception, spec: str | None = None) -> str:
 def _check_net_arch(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Networks that a model file can hold (``model_file.MAX_PARAMETERS``) and that fit in memory
     while training: weights, gradients, Adam's state, the frozen copies and the activations."""
-    from .model_file import MAX_PARAMETERS, parameter_count
+    from .files.model_file import MAX_PARAMETERS, parameter_count
 
     arch = ",".join(map(str, args.net_arch))
     params = parameter_count({"pi": list(args.net_arch), "vf": list(args.net_arch)})
@@ -504,7 +504,7 @@ def newest_model(run_dir: Path) -> Path | None:
     ``checkpoints/model_<steps>.zip`` (model.zip on a tie: it is saved after the checkpoint of the
     same step). model.zip's steps are read from SB3's ``data`` member as plain JSON (nothing is
     unpickled); if they cannot be read, the checkpoints come first."""
-    from .model_file import saved_timesteps
+    from .files.sb3_file import saved_timesteps
 
     found: list[tuple[int, int, Path]] = []
     model = run_dir / MODEL_FILE
@@ -523,7 +523,8 @@ def newest_model(run_dir: Path) -> Path | None:
 def _check_run_folder(parser: argparse.ArgumentParser, args: argparse.Namespace, run_dir: Path) -> None:
     """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
     over by accident; --resume needs a model to continue."""
-    from .model_file import check_sb3_model_file, read_meta
+    from .files.model_file import read_meta
+    from .files.sb3_file import check_sb3_model_file
 
     def usage(option: str, message: str) -> None:
         parser.error(f"argument {option}: {message}")
@@ -775,7 +776,7 @@ class Run:
         intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
         them, and a win rate per seat could then not exceed 50%.)"""
         from agents import make_agent
-        from agents.matches import play_games, summarise
+        from agents.evaluation.matches import play_games, summarise
 
         args, out = self.args, {}
         others = args.players - 1
@@ -855,7 +856,7 @@ def train_sb3(
     parser: argparse.ArgumentParser, args: argparse.Namespace, pool: OpponentPool, stop: StopSignal | None = None
 ) -> dict:
     """MaskablePPO on the SB3 adapter of the batched env, in this process. Every model (model.zip,
-    the checkpoints) is written by ``agents.model_file.save_model``: atomically, with the JSON member
+    the checkpoints) is written by ``agents.files.model_file.save_model``: atomically, with the JSON member
     that lets agents read it without unpickling. ``stop``: the run's :class:`StopSignal`."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -864,7 +865,8 @@ def train_sb3(
     from agents import PolicyAgent
     from aos_env.integrations.sb3 import LearnerVecEnv
 
-    from .model_file import save_model, saved_timesteps
+    from .files.model_file import save_model
+    from .files.sb3_file import saved_timesteps
 
     stop = stop or StopSignal()
     run = Run(args)
@@ -923,7 +925,7 @@ def train_sb3(
             verbose=0,
         )
         if args.init is not None:
-            from agents.export import warm_start
+            from agents.files.export import warm_start
 
             warm_start(model.policy, args.init)
     (run_dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
