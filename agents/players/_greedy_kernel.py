@@ -8,7 +8,7 @@ in ``agents.players._greedy_base``.
 
 Every score is a sum of a few counts times a few constants, computed in one fixed order; sums over
 kinds are sums of small whole numbers (exact in any order), or of at most two values (the offered
-cards), so the scores do not depend on how the sums are ordered. tests/test_greedy.py checks the
+cards), so the scores do not depend on how the sums are ordered. tests/agents/test_greedy.py checks the
 decisions against a recording (first made with the numpy implementation this kernel replaced: the
 same decisions, but for a fixed Prayer threshold).
 """

@@ -364,7 +364,7 @@ def doc_code(section: str) -> list[str]:
     """The python code blocks of a ``## section`` of docs/ecosystem.md."""
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "ecosystem.md").read_text(encoding="utf-8")
     body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
     return [block.split("```", 1)[0] for block in body.split("```python\n")[1:]]
 

@@ -34,7 +34,7 @@ from agents.files import model_file
 from agents.files.model_file import MEMBER, load_policy, save_model
 from aos_env import core
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
 train = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train)

@@ -1,7 +1,7 @@
 """GreedyAgent gives exactly the recorded decisions: seeded games of mixed random/greedy play
 (2, 3 and 4 players, and 2 players on a changed card file), replayed step by step.
 
-``tests/greedy_decisions.npz`` holds, for every decision of those games (every seat's, the random
+``tests/agents/greedy_decisions.npz`` holds, for every decision of those games (every seat's, the random
 players' too), the action the greedy agent took when it was recorded. The greedy seats play the
 recorded actions, so one mismatch does not change the games after it. At every step each
 observation is also scored once more with its phase one-hot replaced by a random phase (any of
@@ -20,7 +20,7 @@ observation changed; the agent takes both effects, as before).
 
 Re-record only on purpose (the games changed, or a heuristic changed)::
 
-    python tests/test_greedy.py --record
+    python tests/agents/test_greedy.py --record
 """
 
 from __future__ import annotations

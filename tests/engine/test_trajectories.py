@@ -1,5 +1,5 @@
-"""Recorded fingerprints of seeded random games (tests/trajectories.py): a change that alters any
-game, on either engine, fails here. Rule changes re-record them (``python tests/trajectories.py
+"""Recorded fingerprints of seeded random games (tests/engine/trajectories.py): a change that alters any
+game, on either engine, fails here. Rule changes re-record them (``python tests/engine/trajectories.py
 --write``) and say so in their commit."""
 
 from __future__ import annotations

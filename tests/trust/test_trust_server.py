@@ -36,7 +36,7 @@ from aos_env.view.replay import main as replay_main
 
 pytestmark = pytest.mark.one_backend  # the server and the files, not the engine: one engine is enough
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MAX_TURNS = 10  # short games: a whole game is a few dozen requests
 FIRST_SEED = 4
 

@@ -30,7 +30,7 @@ from aos_env.core.phases import MASK_FUNCTIONS, OWN_MASK, PHASES, Kind, Mask, Ph
 from aos_env.core.state import STAT_ICONS, STAT_SPECIAL
 from aos_env.tools.positions import position
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.one_backend  # each test runs both engines itself
 
 

@@ -27,7 +27,7 @@ from aos_env import core
 from aos_env.apps.web import Session, serve
 from aos_env.view.replay import load_replay, to_html
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",

@@ -16,7 +16,7 @@ from aos_env import core
 from aos_env.envs.gym import AgeOfSummonersVectorEnv
 from aos_env.envs.learner import OpponentPool
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def greedy_random_pool() -> OpponentPool:

@@ -24,7 +24,7 @@ from aos_env.apps import play
 from aos_env.base import checks
 from aos_env.base.checks import MAX_SEED
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
 train = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.one_backend
@@ -262,7 +262,7 @@ def test_rllib_scaling_medians_pooled_win_rates_and_the_table(monkeypatch) -> No
 @pytest.mark.one_backend
 def test_rllib_scaling_reads_a_real_run(monkeypatch, tmp_path: Path) -> None:
     """One tiny SB3 run through the benchmark's subprocess and summary reading (no RLlib: it would
-    start Ray; tests/test_rllib.py checks that backend's summary)."""
+    start Ray; tests/ecosystem/test_rllib.py checks that backend's summary)."""
     rs = _rllib_scaling(monkeypatch)
     options = [
         "--backend",

@@ -14,7 +14,7 @@ import pytest
 from aos_env.core import _numba
 from aos_env.core.nb_engine import _jit
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fake_prebuilt(root: Path, name: str) -> Path:

@@ -28,7 +28,7 @@ from aos_env.core.cards import DEFAULT as CARDS
 from aos_env.core.obs_layout import SEAT_DIM
 from aos_env.view.render import describe_action
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NAME = aos_os.GAME_NAME
 OWN_DIM = core.NUM_DECISION_PHASES * core.NUM_ACTIONS
 

@@ -15,7 +15,7 @@ import pytest
 
 from aos_env.core import _numba
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.one_backend  # nothing here depends on the engine a test runs on
 
 

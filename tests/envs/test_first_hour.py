@@ -26,7 +26,7 @@ from aos_env.base.checks import ArgumentError
 from aos_env.envs.gym import AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
 
 ID = aos_env.GYM_ENV_ID
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -26,7 +26,7 @@ from aos_env import core  # noqa: E402
 from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersVectorEnv, observation_space  # noqa: E402
 from aos_env.integrations import rllib
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
 train = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(train)

@@ -21,7 +21,7 @@ from aos_env.core.cards import DEFAULT_CARD_FILE
 from aos_env.tools.positions import position
 from aos_env.view.replay import FORMAT, VERSION, Replay, ReplayError, card_hash, load_replay
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def assert_same_state(a: core.State, b: core.State, where: str = "") -> None:

@@ -1,9 +1,9 @@
 """Fingerprints of seeded random games: a hash of everything a player can see, after every step.
 
-Used by ``tests/test_trajectories.py`` to check that a change of the engine's internals leaves
+Used by ``tests/engine/test_trajectories.py`` to check that a change of the engine's internals leaves
 every game exactly as it was: the public ``State`` fields, the rewards and every player's
 observation are hashed after each step of seeded random play. Rule changes re-record the
-hashes (``python tests/trajectories.py --write``) and say so in the commit.
+hashes (``python tests/engine/trajectories.py --write``) and say so in the commit.
 """
 
 from __future__ import annotations

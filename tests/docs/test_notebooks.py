@@ -20,7 +20,7 @@ import pytest
 # The notebooks run on the default engine (their output names it); the differential tests compare the two
 pytestmark = pytest.mark.one_backend
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("notebook_executor", ROOT / "notebooks" / "execute.py")
 executor = importlib.util.module_from_spec(_spec)
 sys.modules[_spec.name] = executor  # dataclasses look their module up while the class is made

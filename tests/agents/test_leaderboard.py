@@ -11,7 +11,7 @@ import pytest
 
 from agents.evaluation import leaderboard
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.one_backend  # no engine in most of these; the CLI runs on the default engine
 
 

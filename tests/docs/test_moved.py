@@ -17,7 +17,7 @@ from pettingzoo.utils.deprecated_module import DeprecatedEnv
 
 import aos_env
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.one_backend
 
 #: the old paths removed in 0.5.0 -> where each module is now (CHANGELOG.md, 0.4.0)

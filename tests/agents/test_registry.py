@@ -14,7 +14,7 @@ from aos_env import core
 from aos_env.base import registry
 from aos_env.base.checks import ArgumentError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ from aos_env.core.state import recompute_stats
 #: test plays both itself).
 pytestmark = pytest.mark.one_backend
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HIDDEN = 8
 
 
