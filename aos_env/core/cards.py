@@ -170,7 +170,7 @@ class CardSet:
         if not isinstance(name_or_id, str):
             raise ValueError(f"a card name or id must be a string, got {name_or_id!r}")
         key = name_or_id.strip().lower()
-        for k, (cid, name) in enumerate(zip(self.ids, self.names)):
+        for k, (cid, name) in enumerate(zip(self.ids, self.names, strict=True)):
             if key in (cid.lower(), name.lower()):
                 return k
         hint = did_you_mean(name_or_id.strip(), self.names + self.ids) or "; known: " + ", ".join(self.names)
@@ -196,7 +196,7 @@ def bonus_row(action_bonus: np.ndarray, summon_bonus: np.ndarray, timing: str, k
 
 def cost_symbols(need: Any, n_any: int) -> str:
     """A cost as symbols: ``need`` coloured symbols per colour (COLOURS order), then ``n_any`` "*"."""
-    return "".join(s * int(n) for s, n in zip(COLOUR_SYMBOLS, need)) + ANY_SYMBOL * int(n_any)
+    return "".join(s * int(n) for s, n in zip(COLOUR_SYMBOLS, need, strict=True)) + ANY_SYMBOL * int(n_any)
 
 
 def _fail(where: str, fld: str, msg: str) -> CardDataError:

@@ -74,7 +74,8 @@ def _player(cards: CardSet, p: int, spec: Any) -> dict[str, Any]:
         raise ArgumentError(
             f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: {', '.join(PLAYER_KEYS)}"
         )
-    out = {name: _counts(cards, spec.get(name, ()), f"{where}.{name}") for name in _ZONES}
+    # zones are count arrays; head, vp and faith are ints
+    out: dict[str, Any] = {name: _counts(cards, spec.get(name, ()), f"{where}.{name}") for name in _ZONES}
     head = spec.get("head")
     out["head"] = -1 if head is None else _kind(cards, head, f"{where}.head")
     out["vp"] = check_int(f"{where}.vp", spec.get("vp", 0), 0, MAX_VP)
