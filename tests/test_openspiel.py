@@ -462,7 +462,7 @@ def test_docs_openspiel_examples_run(capsys) -> None:
     text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
     section = text.split("\n## OpenSpiel\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3  # the tabular example, then IS-MCTS against greedy
     for code in blocks:
         exec(compile(code, "docs/ecosystem.md", "exec"), {})
     lines = capsys.readouterr().out.strip().splitlines()
