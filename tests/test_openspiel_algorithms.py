@@ -286,3 +286,30 @@ def test_nfsp_pytorch_runs_and_learns() -> None:
             agent.step(time_step)
     # both networks of both agents made gradient steps: (average-policy loss, best-response DQN loss)
     assert all(loss is not None for agent in agents for loss in agent.loss), [agent.loss for agent in agents]
+
+
+# ---- the NashConv curve of docs/ecosystem.md (benchmarks.openspiel_cfr) ---------------------------------
+
+
+@pytest.mark.one_backend
+def test_cfr_benchmark_curves_and_plot(tmp_path) -> None:
+    from benchmarks import openspiel_cfr
+
+    res = openspiel_cfr.run(cfr_iterations=2, mccfr_iterations=4, game_string=TINY)
+    assert [it for it, _ in res["cfr"]["curve"]] == [1, 2] and [it for it, _ in res["mccfr_external"]["curve"]] == [
+        1,
+        2,
+        4,
+    ]
+    assert res["cfr"]["curve"][1][1] < res["cfr"]["curve"][0][1]  # CFR's NashConv falls
+    openspiel_cfr.plot(res, tmp_path / "curve.png")
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("argv", [["--cfr-iterations", "0"], ["--mccfr-iterations", "x"]])
+def test_cfr_benchmark_bad_arguments_are_usage_errors(argv, capsys) -> None:
+    from benchmarks import openspiel_cfr
+
+    with pytest.raises(SystemExit) as e:
+        openspiel_cfr.main(argv)
+    assert e.value.code == 2 and "must be an int" in capsys.readouterr().err
