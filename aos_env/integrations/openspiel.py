@@ -10,7 +10,16 @@
     state.apply_action(0)                  # the deal; then player decisions until the end
 
 Parameters: ``players`` 2..4 (default 2), ``max_turns`` (default 200, the
-truncation limit of R7.5) and ``rng_seed`` (0..2**31-1, default 0).
+truncation limit of R7.5) and ``rng_seed`` (0..2**31-1, default 0); for tabular
+algorithms (``TABULAR_GAME``), ``deals`` (default 0: the sampled deal below; N:
+the deal is an explicit chance node of N equally likely outcomes, outcome i the
+engine seed ``rng_seed + i``, and since the seed fixes every later draw the
+history fixes the state: EXPLICIT_STOCHASTIC), ``score_truncated`` (default
+False: a truncated game gives 0 to all; True: it is scored as if it ended,
+R7.3/R7.4) and ``perfect_recall`` (default False; True adds to the
+information-state string a digest of everything the player observed since the
+deal and their own actions, so that histories they can tell apart never share a
+key; the tensor stays as below).
 
 **Chance: SAMPLED_STOCHASTIC.** The engine draws every card with its own
 per-game random stream inside ``core.step``: a draw is not a separate step
@@ -58,6 +67,8 @@ OpenSpiel's pickle-based format and must never be given a string from anyone you
 
 from __future__ import annotations
 
+import hashlib
+import operator
 from collections.abc import Callable, Mapping
 
 import numpy as np
@@ -75,7 +86,16 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 4
 DEFAULT_PLAYERS = 2
 DEFAULT_MAX_TURNS = core.DEFAULT_MAX_TURNS
 DEFAULT_RNG_SEED = 0
-DEAL = 0  # the one outcome of the initial chance node
+DEAL = 0  # the one outcome of the initial chance node (with deals=0, the default)
+DEFAULT_DEALS = 0  # 0: the deal is sampled (SAMPLED_STOCHASTIC); N: N explicit deals
+#: Most explicit deals (``deals``): tabular algorithms enumerate them all.
+MAX_DEALS = 10_000
+
+#: A small configuration for tabular algorithms (CFR, MCCFR, best response, exploitability): two
+#: explicit deals (engine seeds 117 and 118, chosen for their small trees: 5,615 histories in all),
+#: two turns (one each), a truncated game scored as if it ended (R7.3, R7.4: +1 to the leader) and
+#: perfect-recall information-state strings. CFR's iteration takes a few seconds here.
+TABULAR_GAME = f"{GAME_NAME}(players=2,max_turns=2,deals=2,rng_seed=117,score_truncated=True,perfect_recall=True)"
 
 # ---- max_game_length ---------------------------------------------------------------
 # OpenSpiel wants a true upper bound on the decisions of a game (random_sim_test checks it).
@@ -107,6 +127,9 @@ OWN_ACTIONS_SHAPE = (core.NUM_DECISION_PHASES, core.NUM_ACTIONS)
 #: values past the others').
 _DECISION_ROW = {int(ph): i for i, ph in enumerate(DECISIONS)}
 OWN_ACTIONS_SCALE = 10.0  # the information state holds own-decision counts / 10
+#: Size of the perfect-recall digest (blake2b): 16 bytes, so that two histories that a player can tell
+#: apart share a key with probability about 2**-128.
+RECALL_DIGEST_BYTES = 16
 INFO_STATE_DIM = core.OBS_DIM + OWN_ACTIONS_SHAPE[0] * OWN_ACTIONS_SHAPE[1]
 
 _GAME_TYPE = pyspiel.GameType(
@@ -125,15 +148,47 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification={"players": DEFAULT_PLAYERS, "max_turns": DEFAULT_MAX_TURNS, "rng_seed": DEFAULT_RNG_SEED},
+    provides_factored_observation_string=True,  # the public and private observers
+    parameter_specification={
+        "players": DEFAULT_PLAYERS,
+        "max_turns": DEFAULT_MAX_TURNS,
+        "rng_seed": DEFAULT_RNG_SEED,
+        "deals": DEFAULT_DEALS,
+        "score_truncated": False,
+        "perfect_recall": False,
+    },
 )
 
 
-def game_info(players: int, max_turns: int) -> pyspiel.GameInfo:
+def game_type(deals: int) -> pyspiel.GameType:
+    """The GameType of a game with ``deals`` explicit deals: the registered one (SAMPLED_STOCHASTIC) for
+    0, EXPLICIT_STOCHASTIC otherwise (the deal is a chance outcome, and the history fixes every draw)."""
+    if deals == 0:
+        return _GAME_TYPE
+    return pyspiel.GameType(
+        short_name=_GAME_TYPE.short_name,
+        long_name=_GAME_TYPE.long_name,
+        dynamics=_GAME_TYPE.dynamics,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=_GAME_TYPE.information,
+        utility=_GAME_TYPE.utility,
+        reward_model=_GAME_TYPE.reward_model,
+        max_num_players=MAX_PLAYERS,
+        min_num_players=MIN_PLAYERS,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        provides_factored_observation_string=True,
+        parameter_specification=_GAME_TYPE.parameter_specification,
+    )
+
+
+def game_info(players: int, max_turns: int, deals: int = DEFAULT_DEALS) -> pyspiel.GameInfo:
     """The GameInfo of a game with these parameters."""
     return pyspiel.GameInfo(
         num_distinct_actions=core.NUM_ACTIONS,  # the 44 action ids of core.ACTION_NAMES, in every decision
-        max_chance_outcomes=1,  # the deal: one sampled outcome
+        max_chance_outcomes=max(deals, 1),  # the deal: one sampled outcome, or ``deals`` explicit ones
         num_players=players,
         min_utility=-1.0 / (players - 1),  # a loss
         max_utility=1.0,  # a win
@@ -169,6 +224,36 @@ def _int_param(params: dict, name: str, low: int, high: int | None = None) -> in
     return int(value)
 
 
+def _bool_param(params: dict, name: str) -> bool:
+    value = params[name]
+    if not isinstance(value, (bool, np.bool_)):
+        raise checks.ArgumentError(f"{GAME_NAME}: parameter '{name}' must be a bool, got {value!r:.80}")
+    return bool(value)
+
+
+def action_id(action) -> int:
+    """``action`` as a Python int: an int, a numpy integer or any 0-d integer array or tensor (numpy,
+    torch, jax), as OpenSpiel's own games take them. ArgumentError for anything else: a bool (pybind11
+    would make True a 1), a float, a string, an array of more than one dimension."""
+    dtype = getattr(action, "dtype", None)
+    ndim = getattr(action, "ndim", 0)
+    if (
+        isinstance(action, (bool, np.bool_, str, bytes))
+        or "bool" in str(dtype)  # a 0-d bool array or tensor has __index__ too (torch's)
+        or ndim != 0
+        or not hasattr(action, "__index__")
+    ):
+        raise checks.fail(
+            "action", f"an integer action id 0..{core.NUM_ACTIONS - 1} (int or 0-d integer array)", action
+        )
+    try:
+        return operator.index(action)
+    except TypeError:  # a float tensor or array has __index__ that refuses
+        raise checks.fail(
+            "action", f"an integer action id 0..{core.NUM_ACTIONS - 1} (int or 0-d integer array)", action
+        ) from None
+
+
 class AgeOfSummonersGame(pyspiel.Game):
     """The game; load it with ``pyspiel.load_game(GAME_NAME, {...})``."""
 
@@ -186,23 +271,56 @@ class AgeOfSummonersGame(pyspiel.Game):
         # the deals use seeds rng_seed, rng_seed + 1, ...: engine seeds are >= 0 (a negative one failed
         # only at the first deal, as a 'seed' the caller never gave)
         self.rng_seed = _int_param(params, "rng_seed", 0, MAX_RNG_SEED)
+        self.deals = _int_param(params, "deals", 0, MAX_DEALS)
+        if self.deals and self.rng_seed + self.deals - 1 > MAX_RNG_SEED:
+            raise checks.ArgumentError(
+                f"{GAME_NAME}: rng_seed + deals - 1 must be <= {MAX_RNG_SEED}, got {self.rng_seed} + {self.deals} - 1"
+            )
+        self.score_truncated = _bool_param(params, "score_truncated")
+        self.perfect_recall = _bool_param(params, "perfect_recall")
         # OpenSpiel's C++ side takes Python ints only (a numpy int there is a TypeError): pass the checked values
-        params = {"players": players, "max_turns": self.max_turns, "rng_seed": self.rng_seed}
-        super().__init__(_GAME_TYPE, game_info(players, self.max_turns), params)
+        params = {
+            "players": players,
+            "max_turns": self.max_turns,
+            "rng_seed": self.rng_seed,
+            "deals": self.deals,
+            "score_truncated": self.score_truncated,
+            "perfect_recall": self.perfect_recall,
+        }
+        super().__init__(game_type(self.deals), game_info(players, self.max_turns, self.deals), params)
         self._deals = 0  # deals made so far: the next one uses seed rng_seed + _deals
 
     def new_initial_state(self) -> AgeOfSummonersState:
         """A new game, before the deal (a chance node). Cheap: OpenSpiel calls it for every clone."""
         return AgeOfSummonersState(self)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> AgeOfSummonersObserver:
-        """The observer for ``iig_obs_type``: perfect_recall=False gives the observation,
-        True the information state (see the module docstring)."""
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer for ``iig_obs_type``: a player's view (public_info=True,
+        private_info=SINGLE_PLAYER; perfect_recall=False gives the observation, True the information
+        state, see the module docstring), the public view (private_info=NONE: what every player sees)
+        or the private one (public_info=False: the player's hand and the cards only they are offered)."""
         if isinstance(iig_obs_type, dict):  # called as make_py_observer(params)
             iig_obs_type, params = None, iig_obs_type
         if iig_obs_type is not None and not isinstance(iig_obs_type, pyspiel.IIGObservationType):
             raise checks.fail("iig_obs_type", "a pyspiel.IIGObservationType or None", iig_obs_type)
-        return AgeOfSummonersObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+        iig_obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
+        if params:
+            raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
+        single = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        if not iig_obs_type.perfect_recall:
+            if iig_obs_type.public_info and iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE:
+                return PublicObserver()
+            if not iig_obs_type.public_info and single:
+                return PrivateObserver()
+        if not (iig_obs_type.public_info and single):
+            raise ValueError(
+                f"{GAME_NAME} provides a player's view (public_info=True, private_info=SINGLE_PLAYER) as "
+                f"observation (perfect_recall=False) or information state (perfect_recall=True), and the "
+                f"public (private_info=NONE) and private (public_info=False) observations; got "
+                f"public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info}, "
+                f"perfect_recall={iig_obs_type.perfect_recall}"
+            )
+        return AgeOfSummonersObserver(iig_obs_type, None)
 
     def next_deal_seed(self) -> int:
         """The engine seed of the next deal on this game object (and count it as used)."""
@@ -239,6 +357,10 @@ class AgeOfSummonersState(pyspiel.State):
         super().__init__(game)
         self._num_players = game.num_players()
         self._max_turns = game.max_turns
+        self._deals = game.deals
+        self._score_truncated = game.score_truncated
+        # perfect_recall: per player, a digest of every observation since the deal and their own actions
+        self._recall: list[bytes] | None = [b""] * self._num_players if game.perfect_recall else None
         self._seed: int | None = None  # the engine seed of this game, once dealt
         self._engine: _Engine | None = None
         self._own_actions = np.zeros((self._num_players, *OWN_ACTIONS_SHAPE), dtype=np.int32)
@@ -301,38 +423,52 @@ class AgeOfSummonersState(pyspiel.State):
         return self._engine is not None and self._over()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return [(DEAL, 1.0)] if self._engine is None else []
+        if self._engine is not None:
+            return []
+        if self._deals == 0:
+            return [(DEAL, 1.0)]
+        return [(i, 1.0 / self._deals) for i in range(self._deals)]
 
     def _legal_actions(self, player: int) -> list[int]:
         return np.flatnonzero(self._engine.state.legal_action_mask[0]).tolist()
 
     def apply_action(self, action: int) -> None:
-        """pyspiel's ``apply_action``, the action checked first: an ArgumentError for anything but an
-        int (a bool, a float, a string: pybind11 would turn True into 1, and reject 2**63 or -1 with
-        its own errors), a ValueError naming it for an id that is not legal now; the state and its
-        history are then unchanged."""
-        if not checks.is_int(action):
-            raise checks.fail("action", f"an int action id 0..{core.NUM_ACTIONS - 1}", action)
-        action = int(action)
-        if not 0 <= action < core.NUM_ACTIONS:
+        """pyspiel's ``apply_action``, the action checked first: an int, a numpy integer or a 0-d
+        integer array or tensor (numpy, torch, jax: what OpenSpiel's own games take); an ArgumentError
+        for anything else (a bool, a float, a string: pybind11 would turn True into 1, and reject
+        2**63 or -1 with its own errors), a ValueError naming it for an id that is not legal now; the
+        state and its history are then unchanged."""
+        action = action_id(action)
+        outcomes = max(self._deals, 1) if self._engine is None else core.NUM_ACTIONS
+        if not 0 <= action < outcomes:
             self._refuse(action)
         super().apply_action(action)
 
     def _refuse(self, action: int) -> None:
         """Raise the error for ``action``, which cannot be applied here."""
         if self._engine is None:
+            if self._deals:
+                raise ValueError(
+                    f"the deal's chance outcomes are 0..{self._deals - 1} (deals={self._deals}); got {action}"
+                )
             raise ValueError(f"the deal has one chance outcome, {DEAL}; got {action}")
         if self._over():
             raise ValueError(f"the game is over (a terminal state): no action can be applied, got {action}")
         raise ValueError("illegal action: " + core.describe_illegal(self._engine.state, 0, action))
 
     def _apply_action(self, action: int) -> None:
-        if self._engine is None:  # the deal: a sampled chance outcome
-            if action != DEAL:
+        if self._engine is None:  # the deal: a sampled chance outcome, or one of ``deals`` explicit ones
+            if not 0 <= action < max(self._deals, 1):
                 self._refuse(action)
-            self._seed = self._deal_seed if self._deal_seed is not None else self.get_game().next_deal_seed()
+            if self._deals:
+                self._seed = self.get_game().rng_seed + action
+            elif self._deal_seed is not None:
+                self._seed = self._deal_seed
+            else:
+                self._seed = self.get_game().next_deal_seed()
             self._deal_seed = None
             self._engine = _Engine(core.init(1, self._num_players, seed=self._seed, max_turns=self._max_turns))
+            self._remember(None, action)
             return
         if self._over():  # core.step would ignore the action (and zero the rewards)
             self._refuse(action)
@@ -341,10 +477,33 @@ class AgeOfSummonersState(pyspiel.State):
         core.step(s, np.array([action], dtype=np.int64))  # ValueError (state unchanged) if illegal
         self._obs_cache.clear()
         self._own_actions[player, _DECISION_ROW[phase], action] += 1
-        if s.terminated[0]:  # +1 for the winner, -1/(P-1) for the others, in float64: float32 thirds
-            # miss OpenSpiel's zero-sum check (1e-9)
+        self._remember(player, action)
+        winner = None
+        if s.terminated[0]:
             winner = int(np.argmax(s.rewards[0]))
+        elif s.truncated[0] and self._score_truncated:  # scored as if the game ended now (R7.3, R7.4)
+            winner = int(core.winners(s)[0])
+        if winner is not None:  # +1 for the winner, -1/(P-1) for the others, in float64: float32 thirds
+            # miss OpenSpiel's zero-sum check (1e-9)
             self._returns = [1.0 if p == winner else -1.0 / (self._num_players - 1) for p in range(self._num_players)]
+
+    def _remember(self, actor: int | None, action: int) -> None:
+        """With perfect_recall, extend each player's digest by what they observe now (and the actor's
+        own action); the deal (actor None) is remembered by its observations only."""
+        if self._recall is None:
+            return
+        for p in range(self._num_players):
+            h = hashlib.blake2b(self._recall[p], digest_size=RECALL_DIGEST_BYTES)
+            h.update(self.observation(p).tobytes())
+            if p == actor:
+                h.update(b"own %d" % action)
+            self._recall[p] = h.digest()
+
+    def recall_digest(self, player: int) -> str | None:
+        """With perfect_recall, the hex digest of everything ``player`` observed since the deal and
+        their own actions (part of their information-state string); None otherwise."""
+        self._check_player(player)
+        return None if self._recall is None else self._recall[player].hex()
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE or self._engine is None:
@@ -413,6 +572,11 @@ class AgeOfSummonersState(pyspiel.State):
         """A new state of ``game`` that plays ``history`` (the deal first, with engine seed ``seed``) and
         draws each resampled world where it was drawn. ArgumentError naming the first move that
         cannot be played."""
+        if game.deals and history and seed != game.rng_seed + history[0]:
+            raise checks.ArgumentError(
+                f"{GAME_NAME}: serialized state: deal {history[0]} of a game with deals={game.deals} and "
+                f"rng_seed={game.rng_seed} has seed {game.rng_seed + history[0]}, the text says {seed}"
+            )
         state = game.new_initial_state()
         pending = list(resamples)
         for i, action in enumerate(history):
@@ -486,7 +650,9 @@ def _parse_serialized(
             )
     seed_text = one(lines[3], "seed")
     seed = None if seed_text == "none" else number(seed_text, "seed", 0, checks.MAX_SEED)
-    history = [number(w, "action", 0, core.NUM_ACTIONS - 1) for w in field(lines[4], "history") if w != ""]
+    # the deal's outcome may be up to MAX_DEALS - 1 (deals=N); replay refuses what this game cannot play
+    top = max(core.NUM_ACTIONS, MAX_DEALS) - 1
+    history = [number(w, "action", 0, top) for w in field(lines[4], "history") if w != ""]
     if len(history) > max_length + 1:
         raise checks.ArgumentError(
             f"{what}: {len(history):,} moves, more than a game of these parameters can have ({max_length + 1:,})"
@@ -621,7 +787,88 @@ class AgeOfSummonersObserver:
             counts = state.own_action_counts(player)
             own = [f"{DECISIONS[row].name}/{core.ACTION_NAMES[a]} x{counts[row, a]}" for row, a in np.argwhere(counts)]
             text += " | own actions: " + (", ".join(own) if own else "-")
+            digest = state.recall_digest(player)
+            if digest is not None:
+                text += f" | recall {digest}"
         return text
+
+
+def _sparse_text(head: str, values: np.ndarray) -> str:
+    """``head`` then ``name=value`` for every field of ``values`` (an observation) that is not zero."""
+    parts = [head]
+    nz = np.flatnonzero(values)
+    for f in np.unique(_FIELD_OF[nz]):
+        name, sl = _FIELDS[f]
+        if sl.stop - sl.start == 1:
+            parts.append(f"{name}={values[sl.start]:g}")
+        else:
+            idx = nz[(nz >= sl.start) & (nz < sl.stop)]
+            parts.append(f"{name}={{" + ",".join(f"{i - sl.start}:{values[i]:g}" for i in idx) + "}")
+    return " ".join(parts)
+
+
+_HAND = _SLICES["hand"]
+_OFFER = _SLICES["offer"]
+
+
+def public_observation(state: AgeOfSummonersState) -> np.ndarray:
+    """(OBS_DIM,) what every player sees: ``core.observe`` for player 0 (so seat i is player i) without
+    player 0's hand and without the offer unless it is public (a Festival reveal)."""
+    obs = state.observation(0).copy()
+    obs[_HAND] = 0.0
+    if not state.engine_state.offer_public[0]:
+        obs[_OFFER] = 0.0
+    return obs
+
+
+class PublicObserver:
+    """The public observation (OpenSpiel's private_info=NONE): the observation layout, seats in player
+    order from player 0, with nobody's hand and no private offer. The same for every player."""
+
+    def __init__(self) -> None:
+        self.tensor = np.zeros(core.OBS_DIM, np.float32)
+        self.dict = {name: self.tensor[sl] for name, sl in _GLOBAL}
+        self.dict["seats"] = self.tensor[_GLOBAL_DIM:].reshape(_NUM_SEATS, _SEAT_DIM)
+
+    def set_from(self, state: AgeOfSummonersState, player: int) -> None:
+        if state.engine_state is None:
+            self.tensor.fill(0.0)
+        else:
+            self.tensor[:] = public_observation(state)
+
+    def string_from(self, state: AgeOfSummonersState, player: int) -> str:
+        if state.engine_state is None:
+            return "public: the cards are not dealt yet"
+        return _sparse_text("public", public_observation(state))
+
+
+class PrivateObserver:
+    """What only ``player`` sees (OpenSpiel's public_info=False): their hand, and the cards they are
+    offered when nobody else sees them (Phase III), by kind as in the observation."""
+
+    def __init__(self) -> None:
+        self.tensor = np.zeros(2 * (_HAND.stop - _HAND.start), np.float32)
+        half = _HAND.stop - _HAND.start
+        self.dict = {"hand": self.tensor[:half], "offer": self.tensor[half:]}
+
+    def set_from(self, state: AgeOfSummonersState, player: int) -> None:
+        if state.engine_state is None:
+            self.tensor.fill(0.0)
+            return
+        obs = state.observation(player)
+        self.dict["hand"][:] = obs[_HAND]
+        self.dict["offer"][:] = 0.0 if state.engine_state.offer_public[0] else obs[_OFFER]
+
+    def string_from(self, state: AgeOfSummonersState, player: int) -> str:
+        if state.engine_state is None:
+            return f"private {player}: the cards are not dealt yet"
+        s = state.engine_state
+        names = s.cards.names
+        hand = s.hand[0, player]
+        sees_offer = not s.offer_public[0] and int(s.active_player[0]) == player
+        offer = s.offer[0] if sees_offer else np.zeros_like(s.offer[0])
+        text = f"private {player}: hand {_counts_text(names, hand)}"
+        return text + (f" | offered {_counts_text(names, offer)}" if offer.any() else "")
 
 
 def _register() -> None:
@@ -635,6 +882,11 @@ _register()
 
 __all__ = [
     "GAME_NAME",
+    "TABULAR_GAME",
+    "action_id",
+    "public_observation",
+    "PublicObserver",
+    "PrivateObserver",
     "AgeOfSummonersGame",
     "AgeOfSummonersState",
     "AgeOfSummonersObserver",

@@ -51,8 +51,8 @@ def _mime_types(cell: nbformat.NotebookNode) -> set[str]:
     return {m for o in cell.outputs for m in o.get("data", {})}
 
 
-def test_there_are_four_notebooks() -> None:
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04"]
+def test_there_are_five_notebooks() -> None:
+    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -79,12 +79,18 @@ def test_load_game_with_parameters() -> None:
     assert game.max_chance_outcomes() == 1
     assert (game.min_utility(), game.max_utility(), game.utility_sum()) == (-0.5, 1.0, 0.0)
     assert game.max_game_length() == (50 + 3) * aos_os.DECISIONS_PER_TURN
-    assert game.get_parameters() == {"players": 3, "max_turns": 50, "rng_seed": 7}
+    new_defaults = {"deals": 0, "score_truncated": False, "perfect_recall": False}  # sampled deals, as before
+    assert game.get_parameters() == {"players": 3, "max_turns": 50, "rng_seed": 7, **new_defaults}
     state = dealt(game)
     assert state.engine_state.num_players == 3 and state.engine_state.max_turns == 50 and state.seed == 7
 
     default = pyspiel.load_game(NAME)
-    assert default.get_parameters() == {"players": 2, "max_turns": core.DEFAULT_MAX_TURNS, "rng_seed": 0}
+    assert default.get_parameters() == {
+        "players": 2,
+        "max_turns": core.DEFAULT_MAX_TURNS,
+        "rng_seed": 0,
+        **new_defaults,
+    }
     assert default.num_players() == 2 and default.min_utility() == -1.0
     # the string form loads too (OpenSpiel's usual way to name a game with parameters)
     assert pyspiel.load_game(f"{NAME}(players=4)").num_players() == 4
@@ -109,7 +115,7 @@ def test_bad_parameter_types_and_names() -> None:
     with pytest.raises(pyspiel.SpielError, match="Wrong type for parameter players"):
         pyspiel.load_game(NAME, {"players": 2.5})
     # the class itself (used without load_game) checks them too
-    allowed = r"allowed: \['max_turns', 'players', 'rng_seed'\]"
+    allowed = r"allowed: \['deals', 'max_turns', 'perfect_recall', 'players', 'rng_seed', 'score_truncated'\]"
     with pytest.raises(ValueError, match=r"unknown parameter\(s\) \['seed'\]; " + allowed):
         aos_os.AgeOfSummonersGame({"seed": 1})
     with pytest.raises(ValueError, match="parameter 'players' must be an int, got '3'"):
@@ -207,7 +213,7 @@ def test_observer_views_are_named_pieces_of_the_tensor() -> None:
         "own_actions" not in obs.dict and obs.tensor.size == core.OBS_DIM and info.tensor.size == core.OBS_DIM + OWN_DIM
     )
     np.testing.assert_array_equal(info.tensor[: core.OBS_DIM], obs.tensor)
-    with pytest.raises(ValueError, match="only the single-player views"):
+    with pytest.raises(ValueError, match="provides a player.s view .* and the public .* and private"):
         game.make_py_observer(
             pyspiel.IIGObservationType(perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
         )
@@ -456,7 +462,7 @@ def test_docs_openspiel_examples_run(capsys) -> None:
     text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
     section = text.split("\n## OpenSpiel\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3  # the tabular example, then IS-MCTS against greedy
     for code in blocks:
         exec(compile(code, "docs/ecosystem.md", "exec"), {})
     lines = capsys.readouterr().out.strip().splitlines()

@@ -476,8 +476,9 @@ def test_load_game_valid_controls() -> None:
     assert pyspiel.load_game(aos_spiel.GAME_NAME, {"rng_seed": 2**31 - 1}).rng_seed == 2**31 - 1
 
 
-bad_spiel_actions = (not_ints | st.just(np.zeros((), np.int64))).filter(
-    lambda v: not isinstance(v, np.generic) or not np.issubdtype(type(v), np.integer)
+#: Not action ids: apply_action takes ints, numpy integers and 0-d integer arrays (as OpenSpiel's own games do).
+bad_spiel_actions = not_ints.filter(
+    lambda v: not (isinstance(v, (np.generic, np.ndarray)) and np.ndim(v) == 0 and np.issubdtype(v.dtype, np.integer))
 )
 
 
@@ -485,7 +486,11 @@ bad_spiel_actions = (not_ints | st.just(np.zeros((), np.int64))).filter(
 @given(st.sampled_from(["chance", "mid", "over"]), bad_spiel_actions)
 def test_apply_action_types(kind, action) -> None:
     state = spiel_state(kind)
-    spiel_refused(state, lambda: state.apply_action(action), r"^action must be an int action id 0\.\.43, got ")
+    spiel_refused(
+        state,
+        lambda: state.apply_action(action),
+        r"^action must be an integer action id 0\.\.43 \(int or 0-d integer array\), got ",
+    )
 
 
 @FAST
