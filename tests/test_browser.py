@@ -94,6 +94,7 @@ def test_html_replay_steps_through_the_game(browser, tmp_path: Path) -> None:
 
     assert shown() == 0 and page.locator("#counter").text_content() == f"position 1 of {last}"
     assert page.locator("#caption").text_content().startswith(f"Move 1 of {last - 1}, turn 1: ")
+    assert page.locator("#weighed").text_content() == "Nothing recorded about what this player weighed."
     assert page.locator("#prev").is_disabled()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
@@ -104,6 +105,9 @@ def test_html_replay_steps_through_the_game(browser, tmp_path: Path) -> None:
     assert shown() == 2
     page.keyboard.press("End")
     assert shown() == last - 1 and page.locator("#next").is_disabled()
+    final = page.locator(f'.move[data-i="{last - 1}"]')
+    assert "current" in final.get_attribute("class") and final.get_attribute("aria-current") == "step"
+    assert final.text_content().startswith(("Game over", "The replay ends"))
     scores = core.final_scores(states[-1])[0]
     assert page.locator("#caption").text_content().endswith(f"player_0 {scores[0]}, player_1 {scores[1]}")
     page.click("#first")
@@ -113,6 +117,40 @@ def test_html_replay_steps_through_the_game(browser, tmp_path: Path) -> None:
     svg_text = page.locator("#pos4 svg").text_content()
     assert "player_0" in svg_text and "player_1" in svg_text
     assert all(url.startswith("file://") for url in requests), f"no external assets: {requests}"
+    page.close()
+
+
+def test_html_replay_explains_the_bot(browser, tmp_path: Path) -> None:
+    """The replay page of a bot's game: the bot's weighing as bars beside the move, every hand at the
+    switch, the score timeline following the position, and no "(you)" in a game without a person."""
+    from agents import make_agent
+
+    from aos_env.view.explain import weigh_replay
+
+    replay = load_replay(short_game(tmp_path))
+    replay.players = ["bot", "random"]
+    assert weigh_replay(replay, [make_agent("bot"), make_agent("random")]) > 0
+    states = list(replay.states())
+    page_file = tmp_path / "replay.html"
+    page_file.write_text(to_html(replay, states), encoding="utf-8")
+    page = browser.new_page()
+    page.goto(page_file.as_uri())
+    first = next(i for i in range(len(replay.actions)) if replay.weighing(i))
+    page.locator(".move").nth(first).click()
+    rows = page.locator("#weighed .row")
+    assert rows.count() == len(replay.weighing(first)["actions"])
+    assert "%" in rows.first.locator(".num").text_content()
+    assert page.locator("#weighed .chosen").count() == 1
+    assert "Value estimate" in page.locator("#weighed").text_content()
+    assert page.locator("#hands").is_hidden()
+    page.locator("#all-hands").check()
+    hands = page.locator("#hands li").all_text_contents()
+    assert [h.split(":")[0] for h in hands] == ["player_0 (bot)", "player_1 (random)"]
+    x = page.locator("#tl-now").get_attribute("x1")
+    page.keyboard.press("End")
+    assert page.locator("#tl-now").get_attribute("x1") != x, "the timeline marker follows the position"
+    assert page.locator("#timeline polyline").count() == 4  # score and VP of each player
+    assert "(you)" not in page.locator("body").text_content()
     page.close()
 
 
@@ -162,6 +200,9 @@ def test_play_page_whole_game_against_the_trained_bot(browser, tmp_path: Path) -
         assert replay.players == ["human", "bot"]
         assert shown == {f"player_{p}": int(s) for p, s in enumerate(core.final_scores(final)[0])}
         assert files[0].name in page.locator("#replay").text_content()
+        bot_moves = [i for i, (p, _) in enumerate(replay.actions) if p == 1]
+        assert any(replay.weighing(i) for i in bot_moves), "the bot's moves record what it weighed"
+        assert not any(replay.weighing(i) for i in range(len(replay.actions)) if i not in bot_moves)
         you = sum(1 for p, _ in replay.actions if p == 0)
         assert you == clicks, "every click is one of the human's recorded moves"
         moves = page.locator("#log li")

@@ -60,6 +60,7 @@ import numpy as np
 from ..base.checks import MAX_SEED, ArgumentError, check_int, check_optional_int
 from ..core import Phase, final_scores
 from ..envs.aec import raw_env
+from ..view.explain import weigh_and_act
 from ..view.render import QUESTIONS, agent_name, describe_seen, legal_actions_text
 from ..view.replay import check_replay_folder, new_replay_path, page_policy
 from ..view.svg import render_svg
@@ -141,6 +142,7 @@ class Session:
         self.env: raw_env | None = None
         self.saved: Path | None = None
         self.moves: list[dict] = []
+        self.weighings: list[dict | None] = []  # per move: what its bot weighed (None: the human's)
         self.new_game(seed)
 
     # -- games ---------------------------------------------------------------------
@@ -162,6 +164,7 @@ class Session:
         self.seed, self.bots, self.env = seed, bots, env
         self.game_no += 1
         self.moves = []
+        self.weighings = []
         self.saved = None
 
     @property
@@ -188,10 +191,11 @@ class Session:
         self._step(self.seat, action)
 
     def bot(self) -> None:
-        """One move of the bot to play."""
+        """One move of the bot to play (and, for the replay, what it weighed)."""
         self._require_turn(human=False)
         p = int(self.state.current_player[0])
-        self._step(p, int(self.act_fn(self.bots[p][1], self.env)))
+        action, weighed = weigh_and_act(self.bots[p][1], self.env, self.act_fn)
+        self._step(p, action, weighed)
 
     def _require_turn(self, human: bool) -> None:
         if self.over():
@@ -206,7 +210,7 @@ class Session:
         if not human and mine:
             raise ApiError(HTTPStatus.CONFLICT, "it is your move (POST /api/act)")
 
-    def _step(self, p: int, action: int) -> None:
+    def _step(self, p: int, action: int, weighed: dict | None = None) -> None:
         """Make the move on a copy of the game, save the replay if the game ends there, and only
         then keep the copy: a failure on the way leaves the game as it was."""
         state = self.state
@@ -215,23 +219,26 @@ class Session:
         move = {"player": agent_name(p), "who": who, "text": text, "turn": int(state.turn[0]) + 1}
         env = copy.deepcopy(self.env)
         env.step(action)
-        saved = self._write_replay(env, [*self.moves, move]) if _over(env) else None
-        self.env, self.saved = env, saved
+        weighings = [*self.weighings, weighed]
+        saved = self._write_replay(env, [*self.moves, move], weighings) if _over(env) else None
+        self.env, self.saved, self.weighings = env, saved, weighings
         self.moves.append(move)
 
     def save(self) -> Path | None:
         """Write this game's replay (once; nothing if replays are off or no move was made).
         ApiError (500) if it cannot be written; the session is unchanged then."""
         if self.saved is None:
-            self.saved = self._write_replay(self.env, self.moves)
+            self.saved = self._write_replay(self.env, self.moves, self.weighings)
         return self.saved
 
-    def _write_replay(self, env: raw_env | None, moves: list[dict]) -> Path | None:
+    def _write_replay(self, env: raw_env | None, moves: list[dict], weighings: list) -> Path | None:
         if self.replays is None or env is None or not moves:
             return None
         path = new_replay_path(self.replays, self.seed)
         try:
-            return env.save_replay(path, players=self.players())
+            replay = env.replay(players=self.players())
+            replay.weighed = list(weighings)  # what each bot weighed (None: the human's moves)
+            return replay.save(path)
         except (OSError, ArgumentError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise ApiError(

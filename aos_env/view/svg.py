@@ -329,9 +329,14 @@ def picture_size(num_players: int, with_hand: bool) -> tuple[int, int]:
     return WIDTH, h
 
 
-def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
-    """Game ``game`` of ``state`` as an SVG picture, from ``seat``'s point of view (None: public only)."""
+def render_svg(state: State, game: int = 0, seat: int | None = None, you: str | None = "you") -> str:
+    """Game ``game`` of ``state`` as an SVG picture, from ``seat``'s point of view (None: public only).
+
+    ``you``: how the seat is marked ("you" for a person at the table; None for a game watched, as in
+    a replay of bots: the seat is then marked "hand shown" and nothing says "you")."""
     b, me = _check(state, game, seat)
+    if you is not None and not isinstance(you, str):
+        raise ValueError(f"you must be None or a string, got {you!r:.40}")
     P = state.num_players
     W, H = picture_size(P, me is not None)
     ph = Phase(int(state.phase[b]))
@@ -344,7 +349,7 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-        f'font-family="{FONT}" fill="{TEXT}">',
+        f'font-family="{FONT}" fill="{TEXT}" role="img" aria-label="the table: {_attr(QUESTIONS[ph])}">',
         f"<title>Age of Summoners, game {b}: {escape(QUESTIONS[ph])}</title>",
         f'<rect width="{W}" height="{H}" fill="{BACKGROUND}"/>',
     ]
@@ -362,13 +367,15 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
     # status: what is being decided (or the result), and the cards on offer
     y = HEADER_H + GAP
-    out += ['<g class="status">', *_status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN), "</g>"]
+    out += ['<g class="status">', *_status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN, you), "</g>"]
 
     # one panel per player, in seat order
     y += STATUS_H + GAP
     for p in range(P):
         out.append(f'<g class="panel" data-player="{agent_name(p)}">')
-        out += _panel(state, b, p, me, active, chooser, int(scores[p]), int(compared[p]), MARGIN, y, W - 2 * MARGIN)
+        out += _panel(
+            state, b, p, me, active, chooser, int(scores[p]), int(compared[p]), MARGIN, y, W - 2 * MARGIN, you
+        )
         out.append("</g>")
         y += PANEL_H + GAP
 
@@ -383,7 +390,15 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
 
 def _status(
-    state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float, w: float
+    state: State,
+    b: int,
+    me: int | None,
+    ph: Phase,
+    scores: np.ndarray,
+    x: float,
+    y: float,
+    w: float,
+    you: str | None = "you",
 ) -> list[str]:
     P = state.num_players
     out = [_rect(x, y, w, STATUS_H, PANEL, EDGE, 1, 8)]
@@ -410,12 +425,14 @@ def _status(
         return out
     chooser = int(state.current_player[b])
     if ph in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
-        head = f"{agent_name(int(state.active_player[b]))}'s turn" + (" (you)" if state.active_player[b] == me else "")
+        head = f"{agent_name(int(state.active_player[b]))}'s turn" + (
+            f" ({you})" if you and state.active_player[b] == me else ""
+        )
     else:
         n = int(state.command_number[b])
         head = f"Command number {n}: {_action_name(n)}"
     out.append(_text(tx, ty, head, 17, TEXT, "bold"))
-    who = agent_name(chooser) + (" (you)" if chooser == me else "")
+    who = agent_name(chooser) + (f" ({you})" if you and chooser == me else "")
     lines = _wrap(f"{who} to choose: {QUESTIONS[ph]}", text_w, 13)
     for i, line in enumerate(lines[:2]):
         out.append(_text(tx, ty + 22 + 17 * i, line, 13, CHOOSER if i == 0 else TEXT, "bold" if i == 0 else "normal"))
@@ -442,7 +459,8 @@ def _status(
         if public:
             caption = "Festival: revealed to all"
         elif seen:
-            caption = "Drawn by you (only you see them)"  # seen and not public: the seat is the active player
+            # seen and not public: the seat is the active player
+            caption = "Drawn by you (only you see them)" if you else f"Drawn by {owner} (only they see them)"
         else:
             caption = f"{int(state.offer[b].sum())} cards drawn by {owner} (hidden)"
         out.append(_text(ox, y + 14, caption, 10.5, MUTED, "bold"))
@@ -471,13 +489,14 @@ def _panel(
     x: float,
     y: float,
     w: float,
+    you: str | None = "you",
 ) -> list[str]:
     cards = state.cards
     edge, width = (ACCENT, 3) if p == active else (EDGE, 1)
     out = [_rect(x, y, w, PANEL_H, PANEL, edge, width, 8)]
     out.append(_text(x + 14, y + 23, agent_name(p), 15, TEXT, "bold"))
     px = x + 20 + _text_width(agent_name(p), 15, True)
-    marks = ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, "you", YOU))
+    marks = ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, you or "hand shown", YOU))
     for flag, label, colour in marks:
         if flag:
             pill, pw = _pill(px, y + 9, label, colour)
