@@ -41,7 +41,7 @@ def recorded_game(tmp_path: Path, players: int = 3, seed: int = 21, max_turns: i
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     positions = [env.unwrapped.engine_state.copy()]
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -62,7 +62,7 @@ def test_env_replay_reproduces_every_position(tmp_path: Path) -> None:
     replay = load_replay(path)
     replayed = list(replay.states())
     assert len(replayed) == len(positions)
-    for i, (a, b) in enumerate(zip(replayed, positions)):
+    for i, (a, b) in enumerate(zip(replayed, positions, strict=True)):
         assert_same_state(a, b, f"position {i}")
     last = positions[-1]
     assert last.terminated[0] or last.truncated[0]
@@ -186,6 +186,25 @@ def test_terminal_play_saves_a_replay(tmp_path: Path) -> None:
     scores = core.final_scores(replay.final_state())[0]
     assert f"Final scores: player_0 {scores[0]}, player_1 {scores[1]}" in out.getvalue()
     assert replay.result["final_scores"] == scores.tolist()
+
+
+def test_terminal_play_takes_any_line_and_speaks_one_vocabulary(tmp_path: Path) -> None:
+    """Issue 33: a line of 100,000 digits is a wrong answer, not a crash; issue 34: the table names
+    mana by colour, the bots' moves come with what they changed, the seats' neighbours are named."""
+    out = io.StringIO()
+    code = play_main(
+        ["--opponents", "random", "--seed", "5", "--max-turns", "6", "--replays", str(tmp_path)],
+        inp=io.StringIO("9" * 100_000 + "\n" + "1\n" * 500),
+        out=out,
+    )
+    text = out.getvalue()
+    assert code == 0 and "is not one of the choices" in text and len(list(tmp_path.glob("game-*.json"))) == 1
+    assert "left neighbour, player_1" in text and "10 or more spirits" in text
+    assert "    then player_1: " in text or "    then you: " in text
+    mana_rows = [line for line in text.splitlines() if line.startswith("  mana: ")]
+    assert mana_rows and all(
+        " x" not in row.split(";")[0] or any(c in row for c in aos_env.core.cards.COLOURS) for row in mana_rows
+    )
 
 
 # ---- the command line ----------------------------------------------------------------------------

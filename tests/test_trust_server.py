@@ -721,7 +721,7 @@ def replay_data(tmp_path_factory) -> dict:
     env = aos_env.env(num_players=2, max_turns=6, record_replay=True)
     env.reset(seed=8)
     rng = np.random.default_rng(8)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     path = env.unwrapped.save_replay(tmp_path_factory.mktemp("replay") / "r.json", players=["random", "random"])

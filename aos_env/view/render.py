@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from ..core import ACTION_NAMES, Phase, final_scores
-from ..core.cards import ACTIONS, COLOURS, MANA_NAMES, cost_symbols
+from ..core.cards import ACTIONS, COLOURS, MANA_NAMES
 from ..core.constants import (
     ACT,
     MANA_0,
@@ -268,7 +268,7 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
     faith_cmp = compared_faith(state, b)
     lines = []
     turn = int(state.turn[b])
-    status = f"turn {turn + 1} (limit {state.max_turns})"
+    status = f"turn {turn + 1} (a game ends when a player declares it; turn limit {state.max_turns})"
     if state.declarer[b] >= 0:
         status += f", end declared by {agent_name(int(state.declarer[b]))}"
     lines.append(f"Age of Summoners, {P} players, {status}")
@@ -296,9 +296,10 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
         mana = state.mana[b, p].copy()
         if head >= 0:
             mana[head] -= 1
-        row = _cards(state, mana)
+        by_colour = np.bincount(cards.colour, weights=mana, minlength=len(COLOURS)).astype(np.int64)
+        row = ", ".join(f"{colour} x{int(n)}" for colour, n in zip(COLOURS, by_colour, strict=True) if n) or "-"
         if head >= 0:
-            row += f"; head: {cards.names[head]} ({cards.number[head]})"
+            row += f"; head: {cards.names[head]} ({COLOURS[int(cards.colour[head])]} {cards.number[head]})"
         lines.append(f"  mana: {row}; stones: {int(state.stones[b, p].sum())}")
     lines.append("")
     lines.append(f"Your hand ({agent_name(me)}): {_cards(state, state.hand[b, me])}")
@@ -315,10 +316,10 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
             n = int(state.command_number[b])
             lines.append(f"Command number {n}: {ACTIONS[game_action_of_number(n)].title()}")
         if state.summon_kind[b] >= 0:
-            need = cost_symbols(state.pay_need[b], state.pay_any[b])
             total = int(state.pay_need[b].sum() + state.pay_any[b])
+            need = cost_words(state.pay_need[b], state.pay_any[b])
             lines.append(
-                f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need or 'nothing'}, "
+                f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need}, "
                 f"{int(state.paid[b].sum())} of {total} paid"
             )
         lines.append(f"{agent_name(int(state.current_player[b]))} to choose: {QUESTIONS[ph]}")

@@ -427,7 +427,7 @@ class Replay:
 
     def final_state(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> core.State:
         """The position after the last action (the whole game replayed and checked)."""
-        for state in self.states(cards, card_file):
+        for state in self.states(cards, card_file):  # noqa: B007 (the last one is returned)
             pass
         return state
 

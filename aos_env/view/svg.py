@@ -26,8 +26,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from ..core import Phase, State, final_scores
-from ..core.cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
-from .render import QUESTIONS, agent_name
+from ..core.cards import ACTIONS, COLOURS, ICONS, MANA_NAMES
+from .render import QUESTIONS, agent_name, cost_words
 
 # ---- look ---------------------------------------------------------------------
 
@@ -219,19 +219,17 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
     out.append(_text(x + 12, y + 16, str(int(cards.number[k])), 11, fill, "bold", "middle"))
     out.append(_text(x + 23, y + 16.5, _fit(cards.names[k], w - 27, 11, True), 11, ink, "bold"))
     cx = x + 10
-    for c, symbol in enumerate(COLOUR_SYMBOLS):  # the cost, one circle a symbol
+    for c in range(len(COLOURS)):  # the cost, one dot a symbol (the words below name the colours)
         for _ in range(int(cards.cost[k, c])):
             out.append(
                 f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="{FILL[COLOURS[c]]}" stroke="{TEXT}" '
                 f'stroke-width="0.6"/>'
             )
-            out.append(_text(cx, y + 41.5, symbol, 8.5, INK[COLOURS[c]], "bold", "middle"))
             cx += 14
     for _ in range(int(cards.cost_any[k])):
         out.append(f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="#ffffff" stroke="{TEXT}" stroke-width="0.8"/>')
-        out.append(_text(cx, y + 42, "*", 11, TEXT, "bold", "middle"))
         cx += 14
-    out.append(_text(x + 6, y + 59, "cost " + cards.cost_text(k), 9, MUTED))
+    out.append(_text(x + 6, y + 59, _fit(cost_words(cards.cost[k], cards.cost_any[k]), w - 10, 10), 10, MUTED))
     out += _icons_and_points(state, k, x + 6, y + h - 19, TEXT, x + w - 4)
     out += _count_badge(x + w - 6, y + 4, n)
     out.append("</g>")
@@ -357,7 +355,7 @@ def render_svg(state: State, game: int = 0, seat: int | None = None, you: str | 
     # header: the game and its counters
     out.append(_rect(0, 0, W, HEADER_H, HEADER, rx=0))
     out.append(_text(MARGIN, 29, "Age of Summoners", 19, "#ffffff", "bold"))
-    turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1} of {state.max_turns}"
+    turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1}"
     info = [f"{P} players", turns, f"deck {int(state.deck[b].sum())}", f"discard {int(state.discard[b].sum())}"]
     if state.batch_size > 1:
         info.insert(0, f"game {b} of {state.batch_size}")
@@ -438,13 +436,13 @@ def _status(
         out.append(_text(tx, ty + 22 + 17 * i, line, 13, CHOOSER if i == 0 else TEXT, "bold" if i == 0 else "normal"))
     if state.summon_kind[b] >= 0:
         k = int(state.summon_kind[b])
-        need = cost_symbols(state.pay_need[b], state.pay_any[b])
+        need = cost_words(state.pay_need[b], state.pay_any[b])
         total = int(state.pay_need[b].sum() + state.pay_any[b])
         out.append(
             _text(
                 tx,
                 ty + 62,
-                f"Summoning {state.cards.label(k)}: cost after reductions {need or 'nothing'}, "
+                f"Summoning {state.cards.label(k)}: cost after reductions {need}, "
                 f"{int(state.paid[b].sum())} of {total} paid",
                 12,
                 TEXT,
@@ -518,7 +516,7 @@ def _panel(
     ]
     widths = [_chip_width(lab, val) for lab, val, _ in stats]
     cx = x + w - 12 - sum(widths) - 6 * (len(stats) - 1)
-    for (lab, val, tip), cw in zip(stats, widths):
+    for (lab, val, tip), cw in zip(stats, widths, strict=True):
         chip, _ = _chip(cx, y + 8, lab, val, "#fff3d6" if lab == "score" else "#efe8da", tip, lab)
         out += chip
         cx += cw + 6
@@ -559,13 +557,13 @@ def _panel(
         tip = f"{n} {MANA_NAMES[c]} ({colour} {c + 1}): " + ", ".join(
             cards.names[k] + (f" ×{m}" if m > 1 else "") for k, m in of_colour
         )
-        out.append(_rect(mx, my, 50, 22, FILL[colour], "#00000033", 1, 4, tip))
-        out.append(_text(mx + 8, my + 15.5, str(c + 1), 10, INK[colour]))
-        out.append(_text(mx + 44, my + 16, f"×{n}", 13, INK[colour], "bold", "end"))
-        mx += 56
+        cw = _text_width(f"{colour} ×{n}", 11, True) + 14
+        out.append(_rect(mx, my, cw, 22, FILL[colour], "#00000033", 1, 4, tip))
+        out.append(_text(mx + 7, my + 15.5, f"{colour} ×{n}", 11, INK[colour], "bold"))
+        mx += cw + 6
     if head >= 0:
         colour = COLOURS[int(cards.colour[head])]
-        label = f"head: {cards.names[head]} ({int(cards.number[head])})"
+        label = f"head: {cards.names[head]} ({colour} {int(cards.number[head])})"
         hw = _text_width(label, 11, True) + 22
         out.append(
             _rect(
