@@ -201,8 +201,8 @@ TEMPLATE = """<!doctype html>
   #moves { max-height: 70vh; overflow-y: auto; }
   #moves ol { margin: 0; padding-left: 2.8em; font-size: 13px; }
   #moves li { padding: 1px 0; }
-  .move { display: inline; text-align: left; padding: 2px 4px; border: none; background: none; color: #2a2623;
-          border-radius: 4px; font-size: 13px; }
+  .move { display: block; width: 100%; text-align: left; padding: 2px 4px; border: none; background: none;
+          color: #2a2623; border-radius: 4px; font-size: 13px; }
   .move:hover { background: #efe8da; }
   .move.current { background: #3d3350; color: #fff; }
   :focus-visible { outline: 3px solid #b34700; outline-offset: 1px; }
