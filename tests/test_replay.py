@@ -360,3 +360,21 @@ def test_cli_prints_no_escape_sequences(tmp_path: Path) -> None:
     for bad in ("\x1b", "\x07", "\u202e"):
         assert bad not in res.stdout
     assert "?]0;owned??[2J" in res.stdout  # shown as text, harmless
+
+
+def test_a_trained_model_explains_its_decisions() -> None:
+    """A train.py model (a MaskablePPO policy) gives its probabilities and value like the numpy bot."""
+    sb3 = pytest.importorskip("sb3_contrib")
+    from agents.policy import PolicyAgent
+    from aos_env.envs.gym import AgeOfSummonersEnv
+    from aos_env.view.explain import can_weigh, weigh
+
+    model = sb3.MaskablePPO("MlpPolicy", AgeOfSummonersEnv(num_players=2), policy_kwargs=dict(net_arch=[16]))
+    agent = PolicyAgent.snapshot(model)
+    env = aos_env.env(num_players=2)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    item = weigh(agent, obs["observation"], obs["action_mask"].astype(bool))
+    assert can_weigh(agent) and item["by"] == "policy" and isinstance(item["value"], float)
+    assert {a for a, _ in item["actions"]} == set(np.flatnonzero(obs["action_mask"]).tolist())
+    assert abs(sum(p for _, p in item["actions"]) - 1) < 0.01

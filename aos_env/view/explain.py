@@ -134,13 +134,23 @@ def weigh_and_act(agent: Any, env: Any, act: Any) -> tuple[int, dict | None]:
     return action, before
 
 
+def can_weigh(agent: Any) -> bool:
+    """Whether ``agent`` can say what it weighs before it acts (a hook, a numpy bot, an SB3 policy)."""
+    policy = getattr(agent, "policy", None)
+    return (
+        callable(getattr(agent, "weigh", None))
+        or callable(getattr(agent, "log_probs", None))
+        or callable(getattr(policy, "get_distribution", None))
+    )
+
+
 def weigh_replay(replay: Any, agents: list) -> int:
     """Fill ``replay.weighed`` for the decisions of the seats whose agent (``agents[seat]``) can say
     what it weighed without acting (policies: their numbers do not depend on a random stream, so
     asking afterwards gives what they weighed when they chose). Returns how many were filled."""
     states = list(replay.states())
     weighed = list(replay.weighed) if replay.weighed else [None] * len(replay.actions)
-    able = [callable(getattr(a, "weigh", None)) or callable(getattr(a, "log_probs", None)) for a in agents]
+    able = [can_weigh(a) for a in agents]
     filled = 0
     for i, (p, _) in enumerate(replay.actions):
         if not able[p] or weighed[i] is not None:
