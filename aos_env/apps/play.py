@@ -35,7 +35,7 @@ from ..view.render import (
     render_text,
 )
 from ..view.replay import check_replay_folder, new_replay_path
-from ..view.table import END_RULE
+from ..view.table import END_RULE, action_notes
 
 DEFAULT_REPLAYS = Path("replays")
 BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
@@ -149,6 +149,17 @@ def bots_for(specs: list[str], players: int, seat: int):
     return make
 
 
+def with_notes(state, seat: int) -> list[tuple[int, str]]:
+    """The legal actions in words, each with what a newcomer should know (cost, what an action does,
+    a warning before declaring while behind), as the browser page shows them."""
+    out = []
+    for a, text in legal_actions_text(state, 0):
+        notes = action_notes(state, a, seat)
+        extra = "; ".join(n for n in (notes.get("detail"), notes.get("warn") and "WARNING: " + notes["warn"]) if n)
+        out.append((a, f"{text} ({extra})" if extra else text))
+    return out
+
+
 def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
     """Show numbered options, read a choice; repeat on bad input. None means quit."""
     for i, (_, words) in enumerate(options, 1):
@@ -226,7 +237,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
             p = env.agent_name_mapping[agent]
             if agent == me:
                 print("\n" + render_text(state, 0, args.seat), file=out)
-                choice = ask(legal_actions_text(state, 0), inp, out)
+                choice = ask(with_notes(state, args.seat), inp, out)
                 if choice is None:
                     _save_replay(env, replays, seed, players, out)
                     print("Goodbye.", file=out)

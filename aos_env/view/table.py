@@ -97,7 +97,8 @@ def action_notes(state: State, action: int, seat: int, b: int = 0) -> dict:
         out["card"] = cards.names[k]
         colour = COLOURS[int(cards.colour[k])]
         if ph == Phase.MAIN:
-            out["detail"] = f"cost {cost_words(cards.cost[k], cards.cost_any[k])}, {int(cards.points[k])} points"
+            points = int(cards.points[k])
+            out["detail"] = f"cost {cost_words(cards.cost[k], cards.cost_any[k])}, {points} point" + "s" * (points != 1)
         else:
             out["detail"] = f"{colour} {int(cards.number[k])}"
     elif action == ACT:
