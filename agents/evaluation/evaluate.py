@@ -211,7 +211,10 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluation
         md = update(args.leaderboard, summary, summary["agent_specs"])
         print(f"leaderboard updated: {args.leaderboard} (table: {md})")
     if args.replays is not None:
+        from aos_env.view.explain import weigh_replay  # each policy's probabilities and value, per decision
+
         for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
+            weigh_replay(replay, [agents[a] for a in res.lineups[g]])
             replay.save(args.replays / REPLAY_NAME.format(g))
         print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.view.replay FILE shows one)")
     return summary

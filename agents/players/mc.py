@@ -177,6 +177,7 @@ class MonteCarloAgent(BaseAgent):
         best = np.full((B, mask.shape[1]), -np.inf)
         best[games, acts] = mean if log_prior is None else mean + self.prior_weight * log_prior[games, acts]
         multi = legal_count > 1
+        self.last_search = best  # what the search weighed, for replays that explain (aos_env.view.explain)
         out[multi] = best[multi].argmax(1)
         return out
 

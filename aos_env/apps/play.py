@@ -24,12 +24,25 @@ from .. import core
 from ..base import registry
 from ..base.checks import MAX_SEED, ArgumentError, float_arg, int_arg, seed_arg
 from ..envs.aec import raw_env
-from ..view.render import agent_name, describe_action, describe_seen, legal_actions_text, render_text
+from ..view.render import (
+    SafeTerminal,
+    agent_name,
+    consequences,
+    describe_action,
+    describe_seen,
+    legal_actions_text,
+    neighbours,
+    render_text,
+)
 from ..view.replay import check_replay_folder, new_replay_path
+from ..view.table import END_RULE, action_notes
 
 DEFAULT_REPLAYS = Path("replays")
 BOT_SEED_STEP = 17  # the bot in seat p plays with seed + 17 * (p + 1)
 INTERRUPTED = 130  # exit status after Ctrl-C (the shell's 128 + SIGINT)
+MAX_CHOICE_DIGITS = 3  # a choice is a number 1..44 at most
+#: The bots the browser page offers for a new game, besides those given with --opponents.
+WEB_OPPONENTS = ("random", "greedy", "mc", "bot")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -136,6 +149,17 @@ def bots_for(specs: list[str], players: int, seat: int):
     return make
 
 
+def with_notes(state, seat: int) -> list[tuple[int, str]]:
+    """The legal actions in words, each with what a newcomer should know (cost, what an action does,
+    a warning before declaring while behind), as the browser page shows them."""
+    out = []
+    for a, text in legal_actions_text(state, 0):
+        notes = action_notes(state, a, seat)
+        extra = "; ".join(n for n in (notes.get("detail"), notes.get("warn") and "WARNING: " + notes["warn"]) if n)
+        out.append((a, f"{text} ({extra})" if extra else text))
+    return out
+
+
 def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
     """Show numbered options, read a choice; repeat on bad input. None means quit."""
     for i, (_, words) in enumerate(options, 1):
@@ -148,9 +172,12 @@ def ask(options: list[tuple[int, str]], inp: TextIO, out: TextIO) -> int | None:
         text = line.strip().lower()
         if text in ("q", "quit", "exit"):
             return None
-        if text.isascii() and text.isdigit() and 1 <= int(text) <= len(options):  # not "²": isdigit() takes it
+        # ascii: not "²" (isdigit() takes it); short: int() refuses a line of thousands of digits
+        if text.isascii() and text.isdigit() and len(text) <= MAX_CHOICE_DIGITS and 1 <= int(text) <= len(options):
             return options[int(text) - 1][0]
-        print(f"  '{line.strip()}' is not one of the choices: type a number from 1 to {len(options)}.", file=out)
+        shown = line.strip()
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        print(f"  '{shown}' is not one of the choices: type a number from 1 to {len(options)}.", file=out)
 
 
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
@@ -158,7 +185,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    inp, out = inp or sys.stdin, out or sys.stdout
+    inp, out = inp or sys.stdin, SafeTerminal(out or sys.stdout)  # no escape sequences from card or bot names
     specs = check_args(parser, args)
     P = args.players
     replays = None if args.no_replays else args.replays
@@ -174,6 +201,9 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
             seed=args.seed,
             delay=args.delay,
             max_seed=max_game_seed(P),
+            configure=lambda players, seat, chosen: bots_for(chosen, players, seat),
+            opponent_choices=WEB_OPPONENTS,
+            opponents=specs,
         )
         try:
             server = make_server(session, port=args.port)
@@ -189,10 +219,12 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
     env.reset(seed=seed)
     players = ["human" if p == args.seat else bots[p][0] for p in range(P)]
     me = agent_name(args.seat)
+    left, right = neighbours(args.seat, P)
     print(
         f"Age of Summoners, seed {seed}. You are {me}; "
         + ", ".join(f"{agent_name(p)} is {spec}" for p, (spec, _) in bots.items())
-        + ".",
+        + f". Play passes to your left neighbour, {agent_name(left)}; the card you do not keep goes to your "
+        f"right neighbour, {agent_name(right)}. {END_RULE}",
         file=out,
     )
     try:
@@ -201,10 +233,11 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
                 env.step(None)
                 continue
             state = env.engine_state
+            before = state.copy()  # the env plays on in place: the position before, to say what changed
             p = env.agent_name_mapping[agent]
             if agent == me:
                 print("\n" + render_text(state, 0, args.seat), file=out)
-                choice = ask(legal_actions_text(state, 0), inp, out)
+                choice = ask(with_notes(state, args.seat), inp, out)
                 if choice is None:
                     _save_replay(env, replays, seed, players, out)
                     print("Goodbye.", file=out)
@@ -216,6 +249,8 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
                 action = act_on_env(bot, env)
                 print(f"{agent} ({spec}): {describe_seen(state, 0, action, args.seat)}", file=out)
                 env.step(action)
+            for line in consequences(before, env.engine_state, 0, args.seat):
+                print(f"    then {line}", file=out)
     except KeyboardInterrupt:  # Ctrl-C: the game so far is kept, as when quitting with q
         print("\nStopped.", file=out)
         _save_replay(env, replays, seed, players, out)

@@ -7,10 +7,14 @@ JavaScript with no external assets.
     GET  /            the page
     GET  /api/state   the game as the human sees it: the picture, the legal actions in words,
                       the moves so far, the result and the replay file
-    POST /api/act     {"action": id}: the human's move
-    POST /api/bot     {}: one move of the bot whose turn it is (the page calls it, with a
+    POST /api/act     {"action": id, "game_id": "..."}: the human's move
+    POST /api/bot     {"game_id": "..."}: one move of the bot whose turn it is (the page calls it, with a
                       short pause, until it is the human's turn again, so bot moves appear one by one)
-    POST /api/new     {} or {"seed": n}: a new game (the replay of the one before is kept)
+    POST /api/new     {} or {"seed": n, "players": 2..4, "opponents": ["greedy", ...]}: a new game
+                      (the replay of the one before is kept); opponents come from a fixed list
+
+``game_id`` (optional, from ``/api/state``) names the game a move is meant for: a move from the
+page of another game (a stale tab, a server restarted) is refused with 409 and changes nothing.
 
 The server answers only its own origin, so that no other web page open in the
 same browser can read the game or play in it:
@@ -44,12 +48,13 @@ from __future__ import annotations
 import copy
 import json
 import re
+import secrets
 import signal
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -60,7 +65,9 @@ import numpy as np
 from ..base.checks import MAX_SEED, ArgumentError, check_int, check_optional_int
 from ..core import Phase, final_scores
 from ..envs.aec import raw_env
-from ..view.render import QUESTIONS, agent_name, describe_seen, legal_actions_text
+from ..view import table
+from ..view.explain import weigh_and_act
+from ..view.render import QUESTIONS, agent_name, consequences, describe_seen, legal_actions_text, neighbours
 from ..view.replay import check_replay_folder, new_replay_path, page_policy
 from ..view.svg import render_svg
 
@@ -86,14 +93,18 @@ RANDOM_SEED_BOUND = 2**31
 
 #: bots_for(seed) -> {seat: (spec, agent)} for every seat but the human's.
 BotsFactory = Callable[[int], dict]
+#: configure(players, human seat, opponent specs) -> the BotsFactory of those settings.
+Configure = Callable[[int, int, list], BotsFactory]
+#: Bytes of randomness in a game id (a stale page's id never matches a later game's).
+GAME_ID_BYTES = 8
 
 #: path -> (method, the body fields it takes). GET paths take no body.
 ROUTES: dict[str, tuple[str, tuple[str, ...]]] = {
     "/": ("GET", ()),
     "/api/state": ("GET", ()),
-    "/api/act": ("POST", ("action",)),
-    "/api/bot": ("POST", ()),
-    "/api/new": ("POST", ("seed",)),
+    "/api/act": ("POST", ("action", "game_id")),
+    "/api/bot": ("POST", ("game_id",)),
+    "/api/new": ("POST", ("seed", "players", "opponents")),
 }
 _DIGITS = re.compile(r"[0-9]+")
 
@@ -128,6 +139,9 @@ class Session:
         delay: float = 0.6,
         act: Callable | None = None,
         max_seed: int = MAX_SEED,
+        configure: Configure | None = None,
+        opponent_choices: Sequence[str] = (),
+        opponents: Sequence[str] = (),
     ) -> None:
         if act is None:
             from ..base.registry import act_on_env as act  # the bots live in the agents package
@@ -136,11 +150,18 @@ class Session:
             replays = check_replay_folder("replays", replays)
         self.num_players, self.seat, self.max_turns = num_players, seat, max_turns
         self.bots_for, self.replays, self.delay, self.act_fn = bots_for, replays, delay, act
+        # the game settings the page may change: players and opponents (from a fixed list of bot
+        # specs, so that a request can never name a file to load), and the seed
+        self.configure, self.home_seat = configure, seat
+        self.opponent_choices = list(dict.fromkeys([*opponents, *opponent_choices]))
+        self.opponents = list(opponents)
+        self.game_id = ""
         self.lock = threading.Lock()
         self.game_no = 0
         self.env: raw_env | None = None
         self.saved: Path | None = None
         self.moves: list[dict] = []
+        self.weighings: list[dict | None] = []  # per move: what its bot weighed (None: the human's)
         self.new_game(seed)
 
     # -- games ---------------------------------------------------------------------
@@ -149,19 +170,48 @@ class Session:
         """``seed`` if it is one a game may have (None: a random one), else ArgumentError."""
         return check_optional_int("seed", seed, 0, self.max_seed)
 
-    def new_game(self, seed: int | None = None) -> None:
-        """Start a new game (ArgumentError for a bad seed). The new game is made first, then the
-        replay of the one before is saved; if either fails, the game before stays as it was."""
+    def check_settings(self, players: Any, opponents: Any) -> tuple[int, list[str]]:
+        """``players`` (None: as now) and ``opponents`` (None: as now; else a list of specs from
+        ``opponent_choices``, cycled over the bots' seats), checked; ArgumentError otherwise."""
+        if players is None and opponents is None:
+            return self.num_players, self.opponents
+        if self.configure is None:
+            raise ArgumentError("this server plays fixed settings: a new game takes only 'seed'")
+        players = self.num_players if players is None else check_int("players", players, 2, 4)
+        if opponents is None:
+            opponents = self.opponents
+        allowed = ", ".join(self.opponent_choices)
+        if not isinstance(opponents, list) or not 1 <= len(opponents) <= players - 1:
+            raise ArgumentError(f"opponents must be a list of 1..{players - 1} bot names from: {allowed}")
+        for spec in opponents:
+            if spec not in self.opponent_choices:
+                raise ArgumentError(f"opponents: {str(spec)!r:.60} is not offered here; choose from: {allowed}")
+        return players, list(opponents)
+
+    def new_game(self, seed: int | None = None, players: Any = None, opponents: Any = None) -> None:
+        """Start a new game (ArgumentError for a bad seed or setting). The new game is made first,
+        then the replay of the one before is saved; if either fails, the game before stays as it was."""
         seed = self.check_seed(seed)
+        P, specs = self.check_settings(players, opponents)
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % RANDOM_SEED_BOUND)
-        bots = self.bots_for(seed)
-        env = raw_env(num_players=self.num_players, max_turns=self.max_turns, record_replay=True)
+        bots_for, seat = self.bots_for, self.seat
+        if (P, specs) != (self.num_players, self.opponents):
+            seat = self.home_seat if self.home_seat < P else 0
+            bots_for = self.configure(P, seat, specs)
+        try:
+            bots = bots_for(seed)
+        except ValueError as e:  # a bot's seed out of range (the seed is near the largest)
+            raise ArgumentError(f"seed: {e}") from None
+        env = raw_env(num_players=P, max_turns=self.max_turns, record_replay=True)
         env.reset(seed=seed)
         self.save()  # the game before, if unfinished and not saved yet (an ApiError here changes nothing)
+        self.num_players, self.opponents, self.seat, self.bots_for = P, specs, seat, bots_for
         self.seed, self.bots, self.env = seed, bots, env
+        self.game_id = secrets.token_hex(GAME_ID_BYTES)
         self.game_no += 1
         self.moves = []
+        self.weighings = []
         self.saved = None
 
     @property
@@ -174,10 +224,24 @@ class Session:
     def players(self) -> list[str]:
         return ["human" if p == self.seat else self.bots[p][0] for p in range(self.num_players)]
 
-    def act(self, action) -> None:
-        """The human's move; ApiError if it is not theirs to make or not legal."""
+    def check_game(self, game_id: Any) -> None:
+        """ApiError (409) unless ``game_id`` (None: not given) names the game being played: a click
+        from a page of an earlier game (another tab, a server restarted) must not play in this one."""
+        if game_id is None or game_id == self.game_id:
+            return
+        if not isinstance(game_id, str):
+            raise ApiError(HTTPStatus.BAD_REQUEST, f"'game_id' must be a string, got {game_id!r:.40}")
+        raise ApiError(
+            HTTPStatus.CONFLICT,
+            f"this move was made on the page of another game ({game_id!r:.40}), not the one being played now "
+            f"(game {self.game_no}): reload the page to see the current game",
+        )
+
+    def act(self, action, game_id: Any = None) -> None:
+        """The human's move; ApiError if it is not theirs to make, not legal or meant for another game."""
         if isinstance(action, bool) or not isinstance(action, int):
             raise ApiError(HTTPStatus.BAD_REQUEST, f"'action' must be an action id (an integer), got {action!r:.80}")
+        self.check_game(game_id)
         self._require_turn(human=True)
         legal = legal_actions_text(self.state, 0)
         if action not in [a for a, _ in legal]:
@@ -187,11 +251,13 @@ class Session:
             )
         self._step(self.seat, action)
 
-    def bot(self) -> None:
-        """One move of the bot to play."""
+    def bot(self, game_id: Any = None) -> None:
+        """One move of the bot to play (and, for the replay, what it weighed)."""
+        self.check_game(game_id)
         self._require_turn(human=False)
         p = int(self.state.current_player[0])
-        self._step(p, int(self.act_fn(self.bots[p][1], self.env)))
+        action, weighed = weigh_and_act(self.bots[p][1], self.env, self.act_fn)
+        self._step(p, action, weighed)
 
     def _require_turn(self, human: bool) -> None:
         if self.over():
@@ -206,7 +272,7 @@ class Session:
         if not human and mine:
             raise ApiError(HTTPStatus.CONFLICT, "it is your move (POST /api/act)")
 
-    def _step(self, p: int, action: int) -> None:
+    def _step(self, p: int, action: int, weighed: dict | None = None) -> None:
         """Make the move on a copy of the game, save the replay if the game ends there, and only
         then keep the copy: a failure on the way leaves the game as it was."""
         state = self.state
@@ -215,23 +281,27 @@ class Session:
         move = {"player": agent_name(p), "who": who, "text": text, "turn": int(state.turn[0]) + 1}
         env = copy.deepcopy(self.env)
         env.step(action)
-        saved = self._write_replay(env, [*self.moves, move]) if _over(env) else None
-        self.env, self.saved = env, saved
+        move["then"] = consequences(state, env.engine_state, 0, self.seat)
+        weighings = [*self.weighings, weighed]
+        saved = self._write_replay(env, [*self.moves, move], weighings) if _over(env) else None
+        self.env, self.saved, self.weighings = env, saved, weighings
         self.moves.append(move)
 
     def save(self) -> Path | None:
         """Write this game's replay (once; nothing if replays are off or no move was made).
         ApiError (500) if it cannot be written; the session is unchanged then."""
         if self.saved is None:
-            self.saved = self._write_replay(self.env, self.moves)
+            self.saved = self._write_replay(self.env, self.moves, self.weighings)
         return self.saved
 
-    def _write_replay(self, env: raw_env | None, moves: list[dict]) -> Path | None:
+    def _write_replay(self, env: raw_env | None, moves: list[dict], weighings: list) -> Path | None:
         if self.replays is None or env is None or not moves:
             return None
         path = new_replay_path(self.replays, self.seed)
         try:
-            return env.save_replay(path, players=self.players())
+            replay = env.replay(players=self.players())
+            replay.weighed = list(weighings)  # what each bot weighed (None: the human's moves)
+            return replay.save(path)
         except (OSError, ArgumentError) as e:
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             raise ApiError(
@@ -247,9 +317,9 @@ class Session:
         state, over = self.state, self.over()
         cur = int(state.current_player[0])
         your_turn = not over and cur == self.seat
+        scores = [int(x) for x in final_scores(state)[0]]
         result = None
         if over:
-            scores = [int(s) for s in final_scores(state)[0]]
             winner = int(np.argmax(state.rewards[0])) if state.terminated[0] else None
             if winner is None:
                 text = "The turn limit was reached: nobody wins."
@@ -261,24 +331,47 @@ class Session:
                 "truncated": bool(state.truncated[0]),
                 "text": text,
             }
+        legal = []
+        if your_turn:
+            for a, text in legal_actions_text(state, 0):
+                legal.append({"action": a, "text": text, **table.action_notes(state, a, self.seat)})
+        P = self.num_players
         return {
             "game": self.game_no,
+            "game_id": self.game_id,
             "seed": self.seed,
             "you": agent_name(self.seat),
             "players": [
-                {"name": agent_name(p), "who": "you" if p == self.seat else self.bots[p][0]}
-                for p in range(self.num_players)
+                {
+                    "name": agent_name(p),
+                    "who": "you" if p == self.seat else self.bots[p][0],
+                    "left": agent_name(neighbours(p, P)[0]),
+                    "right": agent_name(neighbours(p, P)[1]),
+                    "score": scores[p],
+                    "vp": int(state.vp[0, p]),
+                    "spirits": int(state.spirits[0, p].sum()),
+                }
+                for p in range(P)
             ],
             "svg": render_svg(state, 0, self.seat),
             "over": over,
             "your_turn": your_turn,
             "to_move": None if over else agent_name(cur),
             "question": None if over else QUESTIONS[Phase(int(state.phase[0]))],
-            "legal": [{"action": a, "text": t} for a, t in legal_actions_text(state, 0)] if your_turn else [],
+            "turn": int(state.turn[0]) + (0 if over else 1),
+            "max_turns": self.max_turns,
+            "legal": legal,
+            "hand": table.hand(state, self.seat),
+            "cards": table.card_texts(state.cards),
             "moves": self.moves,
             "result": result,
             "replay_file": None if self.saved is None else str(self.saved),
             "bot_delay_ms": int(round(1000 * self.delay)),
+            "settings": {
+                "players": P,
+                "opponents": self.opponents,
+                "choices": self.opponent_choices if self.configure is not None else [],
+            },
         }
 
 
@@ -407,12 +500,12 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
             body = self._body(path, fields) if route_method == "POST" else {}
             with session.lock:
                 if path == "/api/act":
-                    session.act(body["action"])
+                    session.act(body["action"], body.get("game_id"))
                 elif path == "/api/bot":
-                    session.bot()
+                    session.bot(body.get("game_id"))
                 elif path == "/api/new":
                     try:
-                        session.new_game(body.get("seed"))
+                        session.new_game(body.get("seed"), body.get("players"), body.get("opponents"))
                     except ArgumentError as e:
                         raise ApiError(HTTPStatus.BAD_REQUEST, str(e)) from None
                 view = session.view()
@@ -605,57 +698,122 @@ def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-PAGE = r"""<!doctype html>
+PAGE = (
+    r"""<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Age of Summoners</title>
 <style>
-  body { margin: 0; font-family: "DejaVu Sans", Verdana, Arial, sans-serif; background: #e9e2d3; color: #2a2623; }
-  header { background: #3d3350; color: #fff; padding: 10px 18px; display: flex; align-items: center; gap: 16px; }
+  * { box-sizing: border-box; }
+  body { margin: 0; font-family: "DejaVu Sans", Verdana, Arial, sans-serif; background: #e9e2d3; color: #2a2623;
+         font-size: 14px; overflow-wrap: anywhere; }
+  header { background: #3d3350; color: #fff; padding: 8px 16px; }
   header h1 { margin: 0; font-size: 20px; }
-  header #info { font-size: 13px; color: #e6def5; flex: 1; }
-  button { font: inherit; cursor: pointer; }
-  #new { font-size: 14px; padding: 6px 14px; border-radius: 6px; border: none; background: #f2c200; color: #3b2f00;
-         font-weight: bold; }
-  main { display: flex; gap: 16px; padding: 14px 18px; align-items: flex-start; }
-  #table { flex: 0 0 auto; max-width: 960px; }
-  #table svg { display: block; max-width: 100%; height: auto; border-radius: 8px; box-shadow: 0 1px 4px #0003; }
-  aside { flex: 1 1 340px; display: flex; flex-direction: column; gap: 12px; }
-  .box { background: #fffdf8; border-radius: 8px; padding: 10px 12px; box-shadow: 0 1px 4px #0002; }
-  #status { font-weight: bold; font-size: 15px; }
-  #status.you { color: #d9480f; }
+  header #info { font-size: 13px; color: #f1ecfa; margin: 2px 0 0; }
+  button, select, input { font: inherit; }
+  button { cursor: pointer; }
+  main { display: grid; grid-template-columns: minmax(0, 960px) minmax(300px, 1fr); grid-template-areas:
+         "table play" "table side"; gap: 12px 16px; padding: 12px 16px; align-items: start; }
+  #play { grid-area: play; } #side { grid-area: side; } #table { grid-area: table; }
+  @media (max-width: 900px) {
+    main { grid-template-columns: minmax(0, 1fr); grid-template-areas: "play" "table" "side"; padding: 8px; }
+  }
+  #table svg { display: block; width: 100%; height: auto; border-radius: 8px; box-shadow: 0 1px 4px #0003; }
+  .box { background: #fffdf8; border-radius: 8px; padding: 10px 12px; box-shadow: 0 1px 4px #0002;
+         margin-bottom: 10px; }
+  h2 { font-size: 15px; margin: 0 0 6px; }
+  #status { font-weight: bold; font-size: 15px; margin: 0; }
+  #status.you { color: #a33e00; }
+  #turn { margin: 4px 0 0; }
   #actions { display: flex; flex-direction: column; gap: 6px; margin-top: 8px; }
-  #actions button { text-align: left; padding: 7px 10px; border-radius: 6px; border: 1px solid #c9bba0;
-                    background: #fff; font-size: 14px; }
-  #actions button:hover:enabled { background: #fff3d6; border-color: #c98a00; }
-  #actions button:disabled { opacity: 0.5; cursor: default; }
-  #result h2 { margin: 0 0 6px; font-size: 18px; }
+  #actions button { display: grid; grid-template-columns: 2em minmax(0, 1fr); gap: 2px 6px; text-align: left;
+                    padding: 7px 10px; border-radius: 6px; border: 1px solid #8c7b5e; background: #fff;
+                    color: #2a2623; min-height: 40px; }
+  #actions button .key { grid-row: 1 / 3; font-weight: bold; color: #3d3350; }
+  #actions button .detail { font-size: 12px; color: #5f574e; }
+  #actions button.warn { border-color: #a33e00; }
+  #actions button:hover:enabled, #actions button:focus-visible { background: #fff3d6; border-color: #8a5a00; }
+  #actions button:disabled { color: #6f675e; cursor: default; }
+  :focus-visible { outline: 3px solid #a33e00; outline-offset: 2px; }
+  .row { display: flex; flex-wrap: wrap; gap: 8px; margin-top: 8px; }
+  .row button, #new-open { padding: 6px 12px; border-radius: 6px; border: 1px solid #6b5f85; background: #fff;
+                           color: #2a2623; min-height: 36px; }
+  button.primary { background: #3d3350; color: #fff; border-color: #3d3350; }
+  #confirm { border: 2px solid #a33e00; }
+  #result h2 { font-size: 18px; }
   #scores td { padding: 2px 10px 2px 0; }
   #scores td.score { font-weight: bold; text-align: right; }
-  #scores tr.winner td { color: #c98a00; }
+  #scores tr.winner td { color: #7a4f00; font-weight: bold; }
   #log { max-height: 46vh; overflow-y: auto; margin: 0; padding-left: 2.4em; font-size: 13px; }
-  #log li.you { color: #0b7285; }
-  #error { background: #ffe3e3; color: #a61e1e; }
-  .muted { color: #7a7167; font-size: 12px; }
+  #log li { margin-bottom: 3px; }
+  #log li.you { color: #0b6675; }
+  #log .then { display: block; color: #5f574e; font-size: 12px; }
+  #error { background: #ffe3e3; color: #8f1a1a; }
+  .muted { color: #5f574e; font-size: 12px; }
+  #hand-list { display: flex; flex-wrap: wrap; gap: 6px; list-style: none; margin: 0; padding: 0; }
+  #hand-list button { padding: 4px 8px; border-radius: 6px; border: 1px solid #8c7b5e; background: #fff;
+                      color: #2a2623; min-height: 32px; }
+  #card dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 2px 10px; margin: 4px 0; }
+  #card dt { color: #5f574e; } #card dd { margin: 0; }
+  #seats { margin: 0; padding-left: 1.2em; }
+  table.rules { border-collapse: collapse; width: 100%; font-size: 13px; margin: 6px 0; }
+  table.rules caption { text-align: left; font-weight: bold; padding: 4px 0; }
+  table.rules td, table.rules th { border-top: 1px solid #d6ccb8; padding: 3px 6px 3px 0; text-align: left;
+                                   vertical-align: top; }
+  details > summary { cursor: pointer; font-weight: bold; font-size: 15px; }
+  label { display: block; margin: 6px 0 2px; }
+  select, input[type=number] { padding: 4px 6px; min-height: 32px; max-width: 100%; }
+  #table [data-card] { cursor: pointer; }
 </style>
 </head>
 <body>
-<header><h1>Age of Summoners</h1><span id="info"></span><button id="new">New game</button></header>
+<header><h1>Age of Summoners</h1><p id="info"></p></header>
 <main>
-  <div id="table"></div>
-  <aside>
-    <div class="box" id="error" hidden></div>
-    <div class="box"><div id="status">Loading…</div><div id="actions"></div></div>
+  <section id="play" aria-label="your move">
+    <div class="box" id="error" role="alert" hidden></div>
+    <div class="box">
+      <p id="status" aria-live="polite">Loading…</p>
+      <p id="turn" class="muted"></p>
+      <div id="actions"></div>
+      <p class="muted" id="keys">Keys: 1–9 choose an action. Tap a card to read it.</p>
+    </div>
+    <div class="box" id="confirm" role="alertdialog" aria-labelledby="confirm-text" hidden>
+      <p id="confirm-text"></p>
+      <div class="row"><button type="button" id="confirm-yes">Declare anyway</button>
+        <button type="button" id="confirm-no" class="primary">Do not declare yet</button></div>
+    </div>
     <div class="box" id="result" hidden><h2 id="result-text"></h2>
       <table id="scores"></table><p class="muted" id="replay"></p></div>
-    <div class="box"><strong>Moves</strong><ol id="log"></ol></div>
-  </aside>
+  </section>
+  <div id="table"></div>
+  <section id="side" aria-label="the table in words">
+    <div class="box" id="card" hidden><h2 id="card-name"></h2><dl id="card-facts"></dl><p id="card-text"></p>
+      <div class="row"><button type="button" id="card-close">Close</button></div></div>
+    <div class="box"><h2>Your hand</h2><ul id="hand-list"></ul></div>
+    <div class="box"><h2>Players</h2><ul id="seats"></ul></div>
+    <div class="box"><h2>Moves</h2><ol id="log"></ol></div>
+    <div class="box"><details id="rules"><summary>Rules in short</summary>
+@@RULES@@
+    </details></div>
+    <div class="box"><details id="settings"><summary>New game…</summary>
+      <p class="muted">Starting a new game ends the one in progress (its replay is saved).</p>
+      <label for="set-players">Players</label>
+      <select id="set-players"><option>2</option><option>3</option><option>4</option></select>
+      <div id="set-opponents"></div>
+      <label for="set-seed">Seed (empty: random)</label>
+      <input id="set-seed" type="number" min="0" step="1" inputmode="numeric">
+      <div class="row"><button type="button" id="new" class="primary">Start the new game</button></div>
+    </details></div>
+  </section>
 </main>
 <script>
 "use strict";
 let busy = false;
+let view = null;
+let pendingAction = null;
+const $ = (id) => document.getElementById(id);
 
 async function api(path, body) {
   const opts = body === undefined ? {} :
@@ -675,43 +833,96 @@ function el(tag, text, cls) {
   return e;
 }
 
-function draw(view) {
-  document.getElementById("table").innerHTML = view.svg;
-  const seats = view.players.map((p) => p.name + (p.who === "you" ? " (you)" : ": " + p.who)).join(", ");
-  document.getElementById("info").textContent = "game " + view.game + " · seed " + view.seed + " · " + seats;
-  const status = document.getElementById("status");
-  status.className = view.your_turn ? "you" : "";
-  status.textContent = view.over ? "Game over" :
-    view.your_turn ? "Your move: " + view.question : view.to_move + " is thinking…";
-  const actions = document.getElementById("actions");
-  actions.replaceChildren(...view.legal.map((a) => {
-    const b = el("button", a.text, "action");
+function label(p) { return p.name + (p.who === "you" ? " (you)" : " (" + p.who + ")"); }
+
+function showCard(name) {
+  const c = view && view.cards[name];
+  if (!c) return;
+  $("card-name").textContent = c.label;
+  const facts = [["colour", c.colour + " " + c.number], ["cost", c.cost], ["points", String(c.points)],
+                 ["icons", c.icons]];
+  $("card-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", k), el("dd", v)]));
+  $("card-text").textContent = c.text;
+  $("card").hidden = false;
+  $("card-close").focus();
+}
+
+function draw(v) {
+  view = v;
+  $("table").innerHTML = v.svg;
+  const svg = $("table").querySelector("svg");
+  if (svg) svg.setAttribute("aria-label", "the table seen from your seat; the same facts are listed beside it");
+  $("info").textContent = "game " + v.game + " · seed " + v.seed + " · " + v.players.map(label).join(", ");
+  const status = $("status");
+  status.className = v.your_turn ? "you" : "";
+  status.textContent = v.over ? "Game over" : v.your_turn ? "Your move: " + v.question : v.to_move + " is thinking…";
+  $("turn").textContent = v.over ? "The game lasted " + v.turn + " turns." :
+    "Turn " + v.turn + ". The game ends when a player with 10 spirits or 30 VP declares it " +
+    "(or, rarely, at the turn limit of " + v.max_turns + ").";
+  $("confirm").hidden = true;
+  $("actions").replaceChildren(...v.legal.map((a, i) => {
+    const b = el("button", undefined, "action" + (a.warn ? " warn" : ""));
+    b.type = "button";
     b.dataset.action = a.action;
-    b.onclick = () => play(a.action);
+    b.append(el("span", i < 9 ? String(i + 1) : "", "key"), el("span", a.text, "text"));
+    if (a.detail) b.append(el("span", a.detail, "detail"));
+    b.onclick = () => choose(a);
     return b;
   }));
-  const log = document.getElementById("log");
-  log.replaceChildren(...view.moves.map((m) =>
-    el("li", "turn " + m.turn + ", " + m.who + ": " + m.text, m.who === "you" ? "you" : "")));
+  $("hand-list").replaceChildren(...v.hand.map((c) => {
+    const li = el("li"), b = el("button", c.name + (c.count > 1 ? " ×" + c.count : ""));
+    b.type = "button";
+    b.onclick = () => showCard(c.name);
+    li.append(b);
+    return li;
+  }));
+  if (!v.hand.length) $("hand-list").replaceChildren(el("li", "no cards", "muted"));
+  $("seats").replaceChildren(...v.players.map((p) => el("li", label(p) + ": score " + p.score + ", " + p.vp +
+    " VP chips, " + p.spirits + " spirits; left neighbour " + p.left + ", right neighbour " + p.right)));
+  const log = $("log");
+  log.replaceChildren(...v.moves.map((m) => {
+    const li = el("li", "turn " + m.turn + ", " + m.who + ": " + m.text, m.who === "you" ? "you" : "");
+    if (m.then && m.then.length) li.append(el("span", "then " + m.then.join("; "), "then"));
+    return li;
+  }));
   log.scrollTop = log.scrollHeight;
-  const result = document.getElementById("result");
-  result.hidden = !view.result;
-  if (view.result) {
-    document.getElementById("result-text").textContent = view.result.text;
-    const rows = Object.entries(view.result.final_scores).sort((a, b) => b[1] - a[1]).map(([name, score]) => {
-      const tr = el("tr", undefined, name === view.result.winner ? "winner" : "");
+  const result = $("result");
+  result.hidden = !v.result;
+  if (v.result) {
+    $("result-text").textContent = v.result.text;
+    const rows = Object.entries(v.result.final_scores).sort((a, b) => b[1] - a[1]).map(([name, score]) => {
+      const tr = el("tr", undefined, name === v.result.winner ? "winner" : "");
       tr.dataset.player = name;
-      tr.append(el("td", name + (name === view.you ? " (you)" : "")), el("td", String(score), "score"));
+      tr.append(el("td", name + (name === v.you ? " (you)" : "") + (name === v.result.winner ? " (winner)" : "")),
+                el("td", String(score), "score"));
       return tr;
     });
-    document.getElementById("scores").replaceChildren(...rows);
-    document.getElementById("replay").textContent = view.replay_file ?
-      "Replay saved to " + view.replay_file + " (python -m aos_env.view.replay FILE --html OUT.html)" : "";
+    $("scores").replaceChildren(...rows);
+    $("replay").textContent = v.replay_file ?
+      "Replay saved to " + v.replay_file + " (python -m aos_env.view.replay FILE --html OUT.html)" : "";
+  }
+  settings(v.settings);
+}
+
+function settings(s) {
+  const box = $("set-opponents");
+  if (!s.choices.length) { box.replaceChildren(el("p", "Opponents: " + s.opponents.join(", "), "muted")); return; }
+  const n = Number($("set-players").value || s.players) - 1;
+  const old = [...box.querySelectorAll("select")].map((x) => x.value);
+  box.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const id = "set-opp-" + i, lab = el("label", "Opponent " + (i + 1));
+    lab.htmlFor = id;
+    const sel = el("select");
+    sel.id = id;
+    for (const c of s.choices) sel.append(el("option", c));
+    sel.value = old[i] || s.opponents[i % s.opponents.length];
+    box.append(lab, sel);
   }
 }
 
 function showError(err) {
-  const box = document.getElementById("error");
+  const box = $("error");
   box.hidden = !err;
   box.textContent = err ? String(err.message || err) : "";
 }
@@ -725,26 +936,76 @@ async function run(first) {
   // Show a view, then let the bots move one by one until it is the human's turn or the game ends.
   setBusy(true);
   try {
-    let view = await first();
+    let v = await first();
     showError(null);
-    draw(view);
-    while (!view.over && !view.your_turn) {
+    draw(v);
+    while (!v.over && !v.your_turn) {
       setBusy(true);
-      await sleep(view.bot_delay_ms);
-      view = await api("/api/bot", {});
-      draw(view);
+      await sleep(v.bot_delay_ms);
+      v = await api("/api/bot", {game_id: v.game_id});
+      draw(v);
     }
   } catch (err) {
     showError(err);
   } finally {
     setBusy(false);
+    const first = document.querySelector("#actions button");
+    (first || $("status")).focus({preventScroll: true});
   }
 }
 
-function play(action) { if (!busy) run(() => api("/api/act", {action: action})); }
-document.getElementById("new").onclick = () => { if (!busy) run(() => api("/api/new", {})); };
+function choose(a) {
+  if (busy) return;
+  if (a.warn) {
+    pendingAction = a.action;
+    $("confirm-text").textContent = a.warn;
+    $("confirm").hidden = false;
+    $("confirm-no").focus();
+    return;
+  }
+  play(a.action);
+}
+function play(action) { if (!busy) run(() => api("/api/act", {action: action, game_id: view.game_id})); }
+$("confirm-yes").onclick = () => { $("confirm").hidden = true; play(pendingAction); };
+$("confirm-no").onclick = () => {
+  $("confirm").hidden = true;
+  const first = document.querySelector("#actions button:not(.warn)");
+  if (first) first.focus();
+};
+$("card-close").onclick = () => { $("card").hidden = true; };
+$("table").addEventListener("click", (e) => {
+  const card = e.target.closest("[data-card]");
+  if (card) showCard(card.dataset.card);
+});
+$("set-players").onchange = () => settings(view.settings);
+$("settings").addEventListener("toggle", () => {
+  if ($("settings").open && view) { $("set-players").value = String(view.settings.players); settings(view.settings); }
+});
+$("new").onclick = () => {
+  if (busy) return;
+  const body = {};
+  const seed = $("set-seed").value.trim();
+  if (seed !== "") body.seed = Number(seed);
+  if (view.settings.choices.length) {
+    body.players = Number($("set-players").value);
+    body.opponents = [...$("set-opponents").querySelectorAll("select")].map((x) => x.value);
+  }
+  $("settings").open = false;
+  run(() => api("/api/new", body));
+};
+document.addEventListener("keydown", (e) => {
+  if (busy || e.altKey || e.ctrlKey || e.metaKey || ["INPUT", "SELECT"].includes(e.target.tagName)) return;
+  if (/^[1-9]$/.test(e.key)) {
+    const b = document.querySelectorAll("#actions button")[Number(e.key) - 1];
+    if (b) { e.preventDefault(); b.click(); }
+  } else if (e.key === "Escape") {
+    $("card").hidden = true;
+    $("confirm").hidden = true;
+  }
+});
 run(() => api("/api/state"));
 </script>
 </body>
 </html>
 """
+).replace("@@RULES@@", table.rules_html())

@@ -93,7 +93,8 @@ class raw_env(AECEnv):
     ``num_players`` 2..4; ``render_mode`` None, "human", "ansi" or "rgb_array"; ``max_turns``
     the turn limit (R7.5); ``card_file`` another card file; ``record_replay`` keep each game's
     seed and actions for ``replay()``; ``backend`` the engine ("numba", "numpy" or None for the
-    default).
+    default); ``render_seat`` the seat whose hand ``render()`` shows (None: the acting seat's; a fixed
+    seat keeps the frames of a video from jumping between seats).
     """
 
     metadata = {
@@ -111,9 +112,11 @@ class raw_env(AECEnv):
         card_file: str | None = None,
         record_replay: bool = False,
         backend: str | None = None,
+        render_seat: int | None = None,
     ) -> None:
         super().__init__()
         self.num_players = checks.check_int("num_players", num_players, 2, 4)
+        self.render_seat = checks.check_optional_int("render_seat", render_seat, 0, self.num_players - 1)
         if render_mode is not None:
             checks.check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
@@ -381,6 +384,8 @@ class raw_env(AECEnv):
         return self._game
 
     def _seat(self) -> int:
+        if self.render_seat is not None:
+            return self.render_seat
         return self.agent_name_mapping.get(getattr(self, "agent_selection", None), 0)
 
 

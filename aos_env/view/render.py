@@ -8,10 +8,12 @@ current decision, e.g. "summon Sphinx (AS018)" or "keep Angel, assist Imp".
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..core import ACTION_NAMES, Phase, final_scores
-from ..core.cards import ACTIONS, MANA_NAMES, cost_symbols
+from ..core.cards import ACTIONS, COLOURS, MANA_NAMES
 from ..core.constants import (
     ACT,
     MANA_0,
@@ -41,6 +43,52 @@ def compared_faith(state: State, b: int) -> np.ndarray:
 
 def agent_name(player: int) -> str:
     return f"player_{player}"
+
+
+#: What a terminal must never be sent from data (names in a replay, a card file): C0 controls but
+#: newline and tab, DEL, C1 controls (ESC and CSI start escape sequences: window titles, clearing
+#: the screen, OSC 52 clipboard writes) and the bidirectional overrides that reorder what is shown.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character and escape-sequence starter replaced by "?", so that
+    what is printed is only ever text (used for every line the terminal views print)."""
+    return _UNSAFE.sub("?", str(text))
+
+
+class SafeTerminal:
+    """A text stream that passes everything written through :func:`terminal_safe` (the terminal
+    views write through one, so no name or card text from a file reaches the terminal raw)."""
+
+    def __init__(self, out) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write(terminal_safe(text))
+
+    def flush(self) -> None:
+        self.out.flush()
+
+
+#: One vocabulary for colours, everywhere: a cost symbol's colour word ("G" -> "green").
+def cost_words(need, n_any) -> str:
+    """A cost in colour words: ``"2 green + 1 any"`` (``"nothing"`` for none)."""
+    parts = [f"{int(n)} {colour}" for colour, n in zip(COLOURS, need, strict=True) if n]
+    if n_any:
+        parts.append(f"{int(n_any)} any")
+    return " + ".join(parts) or "nothing"
+
+
+def mana_words(c: int) -> str:
+    """A mana colour as the views name it: ``"green (Tree of Life)"``."""
+    return f"{COLOURS[c]} ({MANA_NAMES[c]})"
+
+
+def neighbours(p: int, num_players: int) -> tuple[int, int]:
+    """(left, right) neighbours of seat ``p``: play passes to the left (p + 1); the card you do not
+    keep in Phase III goes to your right neighbour (p - 1)."""
+    return (p + 1) % num_players, (p - 1) % num_players
 
 
 def _cards(state: State, counts: np.ndarray) -> str:
@@ -85,7 +133,7 @@ def describe_action(state: State, b: int, action: int) -> str:
             return f"give {card} to {agent_name(p)}"
         return f"discard {card}"
     if MANA_0 <= action <= STONE:
-        what = "a philosopher's stone" if action == STONE else f"a {MANA_NAMES[action - MANA_0]} mana"
+        what = "a philosopher's stone" if action == STONE else f"a {COLOURS[action - MANA_0]} mana"
         if ph == Phase.PAY:
             return f"pay with {what}"
         if ph == Phase.RESEARCH_FLIP:
@@ -131,7 +179,18 @@ def describe_seen(state: State, b: int, action: int, viewer: int) -> str:
     kept Phase III card and Inquisition gift (unless ``viewer`` receives it) stay hidden."""
     p = int(state.current_player[b])
     ph = Phase(int(state.phase[b]))
-    if viewer == p or not 0 <= action < state.cards.num_kinds:
+    if viewer == p:
+        return describe_action(state, b, action)
+    return _third_person(_seen_by_other(state, b, action, viewer, p, ph))
+
+
+def _third_person(text: str) -> str:
+    """Another player's move in the third person ("your faith" -> "their faith")."""
+    return text.replace("your ", "their ")
+
+
+def _seen_by_other(state: State, b: int, action: int, viewer: int, p: int, ph: Phase) -> str:
+    if not 0 <= action < state.cards.num_kinds:
         return describe_action(state, b, action)
     if ph in _HIDDEN_DISCARDS:
         return "discard a card from the hand (face down)"
@@ -142,6 +201,55 @@ def describe_seen(state: State, b: int, action: int, viewer: int) -> str:
     if ph == Phase.INQUISITION_GIFT and viewer != int(state.active_player[b]):
         return f"give a card to {agent_name(int(state.active_player[b]))}"
     return describe_action(state, b, action)
+
+
+def describe_move(state: State, b: int, action: int) -> str:
+    """``describe_action`` in the third person, everything shown (for replays, watched from outside)."""
+    return _third_person(describe_action(state, b, action))
+
+
+def _signed(n: int, unit: str) -> str:
+    return f"{'+' if n > 0 else '−'}{abs(n)} {unit}"
+
+
+def consequences(before: State, after: State, b: int = 0, viewer: int | None = None) -> list[str]:
+    """What changed between two positions of game ``b``, player by player, as ``viewer`` may know it
+    (everything public; the viewer is "you"): VP, faith, cards in hand, spirits summoned or lost,
+    stones and mana, cards revealed, the end declared. Automatic moves between two decisions (the
+    engine plays forced ones itself) show up here too. ["player_1: +3 VP, −1 card in hand", ...]."""
+    names = before.cards.names
+    out = []
+    for p in range(before.num_players):
+        who = "you" if p == viewer else agent_name(p)
+        parts = []
+        d = int(after.vp[b, p]) - int(before.vp[b, p])
+        if d:
+            parts.append(_signed(d, "VP"))
+        d = int(after.faith[b, p]) - int(before.faith[b, p])
+        if d:
+            parts.append(_signed(d, "faith"))
+        d = int(after.hand[b, p].sum()) - int(before.hand[b, p].sum())
+        if d:
+            parts.append(_signed(d, "card in hand" if abs(d) == 1 else "cards in hand"))
+        gained = after.spirits[b, p].astype(np.int64) - before.spirits[b, p]
+        for k in np.flatnonzero(gained > 0):
+            parts.append(f"summons {names[k]}")
+        for k in np.flatnonzero(gained < 0):
+            parts.append(f"loses {names[k]}")
+        d = int(after.stones[b, p].sum()) - int(before.stones[b, p].sum())
+        if d:
+            parts.append(_signed(d, "stone" if abs(d) == 1 else "stones"))
+        d = int(after.mana[b, p].sum()) - int(before.mana[b, p].sum())
+        if d:
+            parts.append(_signed(d, "mana"))
+        if after.declarer[b] == p and before.declarer[b] != p:
+            parts.append("declares the end: one more round, then the game is over")
+        if parts:
+            out.append(f"{who}: {', '.join(parts)}")
+    revealed = after.offer_public[b] and after.offer[b].any() and not (before.offer_public[b] and before.offer[b].any())
+    if revealed:
+        out.append(f"revealed: {_cards(after, after.offer[b])}")
+    return out
 
 
 def legal_actions_text(state: State, b: int) -> list[tuple[int, str]]:
@@ -160,7 +268,7 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
     faith_cmp = compared_faith(state, b)
     lines = []
     turn = int(state.turn[b])
-    status = f"turn {turn + 1} (limit {state.max_turns})"
+    status = f"turn {turn + 1} (a game ends when a player declares it; turn limit {state.max_turns})"
     if state.declarer[b] >= 0:
         status += f", end declared by {agent_name(int(state.declarer[b]))}"
     lines.append(f"Age of Summoners, {P} players, {status}")
@@ -188,9 +296,10 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
         mana = state.mana[b, p].copy()
         if head >= 0:
             mana[head] -= 1
-        row = _cards(state, mana)
+        by_colour = np.bincount(cards.colour, weights=mana, minlength=len(COLOURS)).astype(np.int64)
+        row = ", ".join(f"{colour} x{int(n)}" for colour, n in zip(COLOURS, by_colour, strict=True) if n) or "-"
         if head >= 0:
-            row += f"; head: {cards.names[head]} ({cards.number[head]})"
+            row += f"; head: {cards.names[head]} ({COLOURS[int(cards.colour[head])]} {cards.number[head]})"
         lines.append(f"  mana: {row}; stones: {int(state.stones[b, p].sum())}")
     lines.append("")
     lines.append(f"Your hand ({agent_name(me)}): {_cards(state, state.hand[b, me])}")
@@ -207,11 +316,11 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
             n = int(state.command_number[b])
             lines.append(f"Command number {n}: {ACTIONS[game_action_of_number(n)].title()}")
         if state.summon_kind[b] >= 0:
-            need = cost_symbols(state.pay_need[b], state.pay_any[b])
             total = int(state.pay_need[b].sum() + state.pay_any[b])
+            need = cost_words(state.pay_need[b], state.pay_any[b])
             lines.append(
-                f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need or 'nothing'}, "
+                f"Summoning {_label(state, state.summon_kind[b])}: cost after reductions {need}, "
                 f"{int(state.paid[b].sum())} of {total} paid"
             )
         lines.append(f"{agent_name(int(state.current_player[b]))} to choose: {QUESTIONS[ph]}")
-    return "\n".join(lines)
+    return terminal_safe("\n".join(lines))

@@ -2,14 +2,21 @@
 
 A replay file is JSON::
 
-    {"format": "aos-replay", "version": 1,
+    {"format": "aos-replay", "version": 2,
      "env": {"num_players": 2, "max_turns": 200},
      "cards": {"hash": "sha256:...", "file": null},
      "seed": 42, "players": ["human", "greedy"],
      "actions": [[1, 12], [1, 36], ...],          # [player, action id] in order
+     "weighed": [null, {"by": "policy", "value": 0.75, "actions": [[12, 0.949], [13, 0.051]]}, ...],
      "result": {"finished": true, "terminated": true, "truncated": false,
                 "final_scores": [31, 24], "winner": 0, "turns": 40},
      "meta": {"source": "aos_env.apps.play", "created": "2026-11-01T12:00:00+00:00"}}
+
+``weighed`` (version 2, optional) says, for each action, what the agent that chose it
+weighed: its most likely legal actions with their probabilities (``"by": "policy"``) or
+search values (``"by": "search"``) and its value estimate, or null (a human, an agent that
+cannot say, a forced move); see :mod:`aos_env.view.explain`. Version 1 files (no
+``weighed``) still load.
 
 Loading it plays the game again with ``core.init(1, P, seed=...)`` and
 ``core.step``: the engine is deterministic per seed, so this gives back every
@@ -62,10 +69,13 @@ from ..base.checks import MAX_SEED, ArgumentError, check_output_file, check_outp
 from ..base.files import write_text
 from ..core.api import MAX_MAX_TURNS
 from ..core.cards import CardSet, load_cards
-from .render import agent_name, describe_action, render_text
+from .explain import check_weighed
+from .render import SafeTerminal, agent_name, describe_move, render_text
 
 FORMAT = "aos-replay"
-VERSION = 1
+VERSION = 2
+#: The versions this module reads (1: no ``weighed``).
+READ_VERSIONS = (1, 2)
 
 #: The largest replay file read, in bytes: a long 4-player game is well under 1 MB, and a bigger
 #: file is not a replay (reading it whole would only fill the memory).
@@ -176,6 +186,7 @@ class Replay:
     card_file: str | None = None  # None: the shipped card set
     result: dict | None = None  # result_of(final state); None until the game is finished or saved
     meta: dict = field(default_factory=dict)  # free-form: source, created, ...
+    weighed: list | None = None  # per action: what its agent weighed (explain.weigh) or None
 
     # -- building ---------------------------------------------------------------
 
@@ -205,8 +216,16 @@ class Replay:
             meta={"created": _now(), **meta},
         )
 
-    def record(self, player: int, action: int) -> None:
+    def record(self, player: int, action: int, weighed: dict | None = None) -> None:
+        if weighed is not None and self.weighed is None:
+            self.weighed = [None] * len(self.actions)
         self.actions.append((int(player), int(action)))
+        if self.weighed is not None:
+            self.weighed.append(weighed)
+
+    def weighing(self, i: int) -> dict | None:
+        """What the agent weighed at action ``i`` (None if nothing is recorded)."""
+        return self.weighed[i] if self.weighed is not None and i < len(self.weighed) else None
 
     def finish(self, state: core.State, b: int = 0) -> None:
         """Store the outcome of game ``b`` of ``state`` (the position after the last action)."""
@@ -223,9 +242,15 @@ class Replay:
             "seed": self.seed,
             "players": list(self.players),
             "actions": [[p, a] for p, a in self.actions],
+            **({"weighed": self._weighed_list()} if self.weighed is not None and any(self.weighed) else {}),
             "result": self.result,
             "meta": dict(self.meta),
         }
+
+    def _weighed_list(self) -> list:
+        """``weighed`` with one entry per action (None where nothing was recorded)."""
+        n = len(self.actions)
+        return (list(self.weighed or []) + [None] * n)[:n]
 
     @classmethod
     def from_dict(cls, data, source: str = "<replay>") -> Replay:
@@ -242,8 +267,11 @@ class Replay:
         if data.get("format") != FORMAT:
             raise fail(f"not a replay: field 'format' must be {FORMAT!r}, got {_short(data.get('format'))}")
         version = data.get("version")
-        if not is_int(version) or version != VERSION:
-            raise fail(f"replay version {_short(version)} is not supported (this aos_env reads version {VERSION})")
+        if not is_int(version) or version not in READ_VERSIONS:
+            raise fail(
+                f"replay version {_short(version)} is not supported (this aos_env reads versions "
+                f"{', '.join(map(str, READ_VERSIONS))})"
+            )
         for name, typ, what in (
             ("env", dict, "object"),
             ("cards", dict, "object"),
@@ -281,6 +309,14 @@ class Replay:
                     f"actions[{i}] must be [player 0..{P - 1}, action id 0..{core.NUM_ACTIONS - 1}], got {_short(item)}"
                 )
             actions.append((item[0], item[1]))
+        weighed = data.get("weighed")
+        if weighed is not None:
+            if not isinstance(weighed, list) or len(weighed) != len(actions):
+                raise fail(f"field 'weighed' must be null or a list of {len(actions)} entries (one per action)")
+            for i, item in enumerate(weighed):
+                problem = check_weighed(item)
+                if problem:
+                    raise fail(f"weighed[{i}] {problem}")
         result = data.get("result")
         if result is not None:
             problem = _result_problem(result, P)
@@ -299,6 +335,7 @@ class Replay:
             card_file=card_file,
             result=result,
             meta=dict(meta or {}),
+            weighed=None if weighed is None else list(weighed),
         )
 
     def save(self, path: str | Path) -> Path:
@@ -390,7 +427,7 @@ class Replay:
 
     def final_state(self, cards: CardSet | None = None, card_file: str | Path | None = None) -> core.State:
         """The position after the last action (the whole game replayed and checked)."""
-        for state in self.states(cards, card_file):
+        for state in self.states(cards, card_file):  # noqa: B007 (the last one is returned)
             pass
         return state
 
@@ -457,7 +494,7 @@ def result_line(state: core.State, replay: Replay) -> str:
 def moves(replay: Replay, states: list[core.State]) -> list[tuple[int, str, str]]:
     """(turn, who, what) for each action: (3, "player_1 (greedy)", "summon Sphinx (AS018)")."""
     return [
-        (int(states[i].turn[0]) + 1, replay.player_label(p), describe_action(states[i], 0, a))
+        (int(states[i].turn[0]) + 1, replay.player_label(p), describe_move(states[i], 0, a))
         for i, (p, a) in enumerate(replay.actions)
     ]
 
@@ -468,48 +505,25 @@ def move_lines(replay: Replay, states: list[core.State]) -> list[str]:
 
 
 def to_html(replay: Replay, states: list[core.State] | None = None, seat: int | None = None) -> str:
-    """One self-contained HTML page (inline SVGs, no external assets) that steps through the game.
+    """One self-contained HTML page (inline SVGs, no external assets) that steps through the game
+    (see :mod:`aos_env.view.replay_html`).
 
     Each position is shown from ``seat`` (default: the player who chooses there, so
     that the cards they chose from are visible).
     """
-    from .svg import render_svg
+    from . import replay_html
 
     states = states if states is not None else list(replay.states())
-    views = [render_svg(state, 0, _view_seat(replay, i, seat)) for i, state in enumerate(states)]
-    done = moves(replay, states)
-    captions = [
-        f"Move {i + 1} of {len(done)}, turn {turn}: {who} chooses: {what}" for i, (turn, who, what) in enumerate(done)
-    ]
-    captions.append(result_line(states[-1], replay))
-    items = [f"turn {turn}, {who}: {what}" for turn, who, what in done]  # the list numbers them
-    return _page(summary_line(replay).split(": ", 1)[1], views, captions, items)
+    title = summary_line(replay).split(": ", 1)[1]
+    page = replay_html.build(replay, states, seat, title, result_line(states[-1], replay))
+    return page.replace(_CSP_MARK, replay_html.esc(page_policy(page)), 1)
 
 
 def _view_seat(replay: Replay, i: int, seat: int | None) -> int:
     """The seat position ``i`` is shown from: ``seat``, else whoever chooses there (the last chooser at the end)."""
-    if seat is not None:
-        return seat
-    if replay.actions:
-        return replay.actions[min(i, len(replay.actions) - 1)][0]
-    return 0
+    from .replay_html import view_seat
 
-
-def _esc(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-def _page(title: str, views: list[str], captions: list[str], moves: list[str]) -> str:
-    positions = "\n".join(f'<div class="pos" id="pos{i}" hidden>{svg}</div>' for i, svg in enumerate(views))
-    items = "\n".join(
-        f'<li><span class="move" role="button" tabindex="0" data-i="{i}">{_esc(m)}</span></li>'
-        for i, m in enumerate(moves)
-    )
-    data = json.dumps(captions).replace("<", "\\u003c")  # no "</script>" or "<!--" in the script's text
-    page = _HTML.format(
-        title=_esc(title), positions=positions, items=items, captions=data, last=len(views) - 1, csp=_CSP_MARK
-    )
-    return page.replace(_CSP_MARK, _esc(page_policy(page)), 1)
+    return view_seat(replay, i, seat)
 
 
 #: Stands for the policy in the page until the page is whole (the policy holds hashes of its parts).
@@ -539,104 +553,6 @@ def page_policy(page: str, *, server: bool = False) -> str:
     if server:
         parts += ["connect-src 'self'", "frame-ancestors 'none'"]
     return "; ".join(parts)
-
-
-_HTML = """<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Age of Summoners replay</title>
-<meta http-equiv="Content-Security-Policy" content="{csp}">
-<style>
-  body {{ margin: 0; font-family: "DejaVu Sans", Verdana, Arial, sans-serif; background: #e9e2d3; color: #2a2623; }}
-  header {{ background: #3d3350; color: #fff; padding: 10px 18px; }}
-  header h1 {{ margin: 0; font-size: 20px; }}
-  header p {{ margin: 4px 0 0; font-size: 13px; color: #e6def5; }}
-  main {{ display: flex; gap: 16px; padding: 14px 18px; align-items: flex-start; }}
-  #board {{ flex: 0 0 auto; }}
-  .pos svg {{ display: block; max-width: 100%; height: auto; border-radius: 8px; box-shadow: 0 1px 4px #0003; }}
-  #controls {{ display: flex; gap: 8px; align-items: center; margin-bottom: 8px; }}
-  #controls button {{ font-size: 15px; padding: 5px 12px; border-radius: 6px; border: 1px solid #8c7fa6;
-                      background: #fffdf8; cursor: pointer; }}
-  #controls button:disabled {{ opacity: 0.4; cursor: default; }}
-  #slider {{ flex: 1; }}
-  #counter {{ font-size: 14px; min-width: 150px; }}
-  #caption {{ font-size: 15px; font-weight: bold; margin: 0 0 8px; min-height: 1.3em; }}
-  aside {{ flex: 1 1 320px; max-height: 90vh; overflow-y: auto; background: #fffdf8; border-radius: 8px;
-           padding: 6px 10px; box-shadow: 0 1px 4px #0002; }}
-  aside h2 {{ font-size: 15px; margin: 6px 0; }}
-  aside ol {{ margin: 0; padding-left: 2.6em; font-size: 13px; }}
-  .move {{ display: inline; padding: 1px 4px; cursor: pointer; border-radius: 4px; }}
-  aside li {{ padding: 1px 0; }}
-  .move:hover {{ background: #efe8da; }}
-  .move.current {{ background: #3d3350; color: #fff; }}
-  kbd {{ border: 1px solid #aaa; border-radius: 3px; padding: 0 4px; font-size: 12px; }}
-  .keys {{ font-size: 12px; color: #7a7167; }}
-</style>
-</head>
-<body>
-<header><h1>Age of Summoners replay</h1><p>{title}</p></header>
-<main>
-<section id="board">
-  <div id="controls">
-    <button id="first" title="first position (Home)">&laquo; first</button>
-    <button id="prev" title="back (left arrow)">&#x25C0; back</button>
-    <button id="next" title="next (right arrow)">next &#x25B6;</button>
-    <button id="last" title="last position (End)">last &raquo;</button>
-    <input id="slider" type="range" min="0" max="{last}" value="0" aria-label="position">
-    <span id="counter"></span>
-  </div>
-  <p id="caption"></p>
-  {positions}
-  <p class="keys">Keys: <kbd>&larr;</kbd> <kbd>&rarr;</kbd> step, <kbd>Home</kbd> <kbd>End</kbd>
-  first and last position. Each position is shown from the seat of the player who chooses there.</p>
-</section>
-<aside><h2>Moves</h2><ol>
-{items}
-</ol></aside>
-</main>
-<script>
-"use strict";
-const CAPTIONS = {captions};
-const LAST = {last};
-let current = -1;
-function show(i) {{
-  i = Math.max(0, Math.min(LAST, i));
-  if (current >= 0) {{
-    document.getElementById("pos" + current).hidden = true;
-    const old = document.querySelector('.move[data-i="' + current + '"]');
-    if (old) old.classList.remove("current");
-  }}
-  current = i;
-  document.getElementById("pos" + i).hidden = false;
-  const move = document.querySelector('.move[data-i="' + i + '"]');
-  if (move) {{ move.classList.add("current"); move.scrollIntoView({{block: "nearest"}}); }}
-  document.getElementById("caption").textContent = CAPTIONS[i];
-  document.getElementById("counter").textContent = "position " + (i + 1) + " of " + (LAST + 1);
-  document.getElementById("slider").value = i;
-  document.getElementById("first").disabled = document.getElementById("prev").disabled = i === 0;
-  document.getElementById("last").disabled = document.getElementById("next").disabled = i === LAST;
-}}
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("prev").onclick = () => show(current - 1);
-document.getElementById("next").onclick = () => show(current + 1);
-document.getElementById("last").onclick = () => show(LAST);
-document.getElementById("slider").oninput = (e) => show(Number(e.target.value));
-document.querySelectorAll(".move").forEach((b) => {{
-  b.onclick = () => show(Number(b.dataset.i));
-  b.onkeydown = (e) => {{ if (e.key === "Enter") show(Number(b.dataset.i)); }};
-}});
-document.addEventListener("keydown", (e) => {{
-  if (e.target.tagName === "INPUT") return;
-  const to = {{ArrowRight: current + 1, ArrowLeft: current - 1, Home: 0, End: LAST}}[e.key];
-  if (to !== undefined) {{ e.preventDefault(); show(to); }}
-}});
-show(0);
-</script>
-</body>
-</html>
-"""
 
 
 # ---- command line --------------------------------------------------------------------------
@@ -713,7 +629,7 @@ def html_output_problem(out: Path, inputs: Sequence[Path], overwrite: bool) -> s
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    inp, out = inp or sys.stdin, out or sys.stdout
+    inp, out = inp or sys.stdin, SafeTerminal(out or sys.stdout)  # names from the file are data, never escapes
     if args.overwrite and args.html is None:
         parser.error("argument --overwrite: only goes with --html OUT")
     try:

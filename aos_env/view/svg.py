@@ -26,8 +26,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from ..core import Phase, State, final_scores
-from ..core.cards import ACTIONS, COLOUR_SYMBOLS, COLOURS, ICONS, MANA_NAMES, cost_symbols
-from .render import QUESTIONS, agent_name
+from ..core.cards import ACTIONS, COLOURS, ICONS, MANA_NAMES
+from .render import QUESTIONS, agent_name, cost_words
 
 # ---- look ---------------------------------------------------------------------
 
@@ -40,8 +40,8 @@ PANEL = "#fffdf8"
 EDGE = "#d6ccb8"
 TEXT = "#2a2623"
 MUTED = "#7a7167"
-ACCENT = "#c98a00"  # the active player
-CHOOSER = "#d9480f"  # the player who must choose now
+ACCENT = "#8f5c00"  # the active player (white text on it: 5.5:1)
+CHOOSER = "#b03a00"  # the player who must choose now (6:1 on the panels)
 YOU = "#0b7285"
 STONE_FILL = "#6f6a62"
 HEADER = "#3d3350"
@@ -219,19 +219,17 @@ def _card(state: State, k: int, n: int, x: float, y: float, w: float = CARD_W, h
     out.append(_text(x + 12, y + 16, str(int(cards.number[k])), 11, fill, "bold", "middle"))
     out.append(_text(x + 23, y + 16.5, _fit(cards.names[k], w - 27, 11, True), 11, ink, "bold"))
     cx = x + 10
-    for c, symbol in enumerate(COLOUR_SYMBOLS):  # the cost, one circle a symbol
+    for c in range(len(COLOURS)):  # the cost, one dot a symbol (the words below name the colours)
         for _ in range(int(cards.cost[k, c])):
             out.append(
                 f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="{FILL[COLOURS[c]]}" stroke="{TEXT}" '
                 f'stroke-width="0.6"/>'
             )
-            out.append(_text(cx, y + 41.5, symbol, 8.5, INK[COLOURS[c]], "bold", "middle"))
             cx += 14
     for _ in range(int(cards.cost_any[k])):
         out.append(f'<circle cx="{cx:g}" cy="{y + 38:g}" r="6.5" fill="#ffffff" stroke="{TEXT}" stroke-width="0.8"/>')
-        out.append(_text(cx, y + 42, "*", 11, TEXT, "bold", "middle"))
         cx += 14
-    out.append(_text(x + 6, y + 59, "cost " + cards.cost_text(k), 9, MUTED))
+    out.append(_text(x + 6, y + 59, _fit(cost_words(cards.cost[k], cards.cost_any[k]), w - 10, 10), 10, MUTED))
     out += _icons_and_points(state, k, x + 6, y + h - 19, TEXT, x + w - 4)
     out += _count_badge(x + w - 6, y + 4, n)
     out.append("</g>")
@@ -329,9 +327,14 @@ def picture_size(num_players: int, with_hand: bool) -> tuple[int, int]:
     return WIDTH, h
 
 
-def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
-    """Game ``game`` of ``state`` as an SVG picture, from ``seat``'s point of view (None: public only)."""
+def render_svg(state: State, game: int = 0, seat: int | None = None, you: str | None = "you") -> str:
+    """Game ``game`` of ``state`` as an SVG picture, from ``seat``'s point of view (None: public only).
+
+    ``you``: how the seat is marked ("you" for a person at the table; None for a game watched, as in
+    a replay of bots: the seat is then marked "hand shown" and nothing says "you")."""
     b, me = _check(state, game, seat)
+    if you is not None and not isinstance(you, str):
+        raise ValueError(f"you must be None or a string, got {you!r:.40}")
     P = state.num_players
     W, H = picture_size(P, me is not None)
     ph = Phase(int(state.phase[b]))
@@ -344,7 +347,7 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
-        f'font-family="{FONT}" fill="{TEXT}">',
+        f'font-family="{FONT}" fill="{TEXT}" role="img" aria-label="the table: {_attr(QUESTIONS[ph])}">',
         f"<title>Age of Summoners, game {b}: {escape(QUESTIONS[ph])}</title>",
         f'<rect width="{W}" height="{H}" fill="{BACKGROUND}"/>',
     ]
@@ -352,7 +355,7 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
     # header: the game and its counters
     out.append(_rect(0, 0, W, HEADER_H, HEADER, rx=0))
     out.append(_text(MARGIN, 29, "Age of Summoners", 19, "#ffffff", "bold"))
-    turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1} of {state.max_turns}"
+    turns = f"{int(state.turn[b])} turns played" if over else f"turn {int(state.turn[b]) + 1}"
     info = [f"{P} players", turns, f"deck {int(state.deck[b].sum())}", f"discard {int(state.discard[b].sum())}"]
     if state.batch_size > 1:
         info.insert(0, f"game {b} of {state.batch_size}")
@@ -362,13 +365,15 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
     # status: what is being decided (or the result), and the cards on offer
     y = HEADER_H + GAP
-    out += ['<g class="status">', *_status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN), "</g>"]
+    out += ['<g class="status">', *_status(state, b, me, ph, scores, MARGIN, y, W - 2 * MARGIN, you), "</g>"]
 
     # one panel per player, in seat order
     y += STATUS_H + GAP
     for p in range(P):
         out.append(f'<g class="panel" data-player="{agent_name(p)}">')
-        out += _panel(state, b, p, me, active, chooser, int(scores[p]), int(compared[p]), MARGIN, y, W - 2 * MARGIN)
+        out += _panel(
+            state, b, p, me, active, chooser, int(scores[p]), int(compared[p]), MARGIN, y, W - 2 * MARGIN, you
+        )
         out.append("</g>")
         y += PANEL_H + GAP
 
@@ -383,7 +388,15 @@ def render_svg(state: State, game: int = 0, seat: int | None = None) -> str:
 
 
 def _status(
-    state: State, b: int, me: int | None, ph: Phase, scores: np.ndarray, x: float, y: float, w: float
+    state: State,
+    b: int,
+    me: int | None,
+    ph: Phase,
+    scores: np.ndarray,
+    x: float,
+    y: float,
+    w: float,
+    you: str | None = "you",
 ) -> list[str]:
     P = state.num_players
     out = [_rect(x, y, w, STATUS_H, PANEL, EDGE, 1, 8)]
@@ -410,24 +423,26 @@ def _status(
         return out
     chooser = int(state.current_player[b])
     if ph in (Phase.COMMAND, Phase.LEPRECHAUN, Phase.LEPRECHAUN_DISCARD):
-        head = f"{agent_name(int(state.active_player[b]))}'s turn" + (" (you)" if state.active_player[b] == me else "")
+        head = f"{agent_name(int(state.active_player[b]))}'s turn" + (
+            f" ({you})" if you and state.active_player[b] == me else ""
+        )
     else:
         n = int(state.command_number[b])
         head = f"Command number {n}: {_action_name(n)}"
     out.append(_text(tx, ty, head, 17, TEXT, "bold"))
-    who = agent_name(chooser) + (" (you)" if chooser == me else "")
+    who = agent_name(chooser) + (f" ({you})" if you and chooser == me else "")
     lines = _wrap(f"{who} to choose: {QUESTIONS[ph]}", text_w, 13)
     for i, line in enumerate(lines[:2]):
         out.append(_text(tx, ty + 22 + 17 * i, line, 13, CHOOSER if i == 0 else TEXT, "bold" if i == 0 else "normal"))
     if state.summon_kind[b] >= 0:
         k = int(state.summon_kind[b])
-        need = cost_symbols(state.pay_need[b], state.pay_any[b])
+        need = cost_words(state.pay_need[b], state.pay_any[b])
         total = int(state.pay_need[b].sum() + state.pay_any[b])
         out.append(
             _text(
                 tx,
                 ty + 62,
-                f"Summoning {state.cards.label(k)}: cost after reductions {need or 'nothing'}, "
+                f"Summoning {state.cards.label(k)}: cost after reductions {need}, "
                 f"{int(state.paid[b].sum())} of {total} paid",
                 12,
                 TEXT,
@@ -442,7 +457,8 @@ def _status(
         if public:
             caption = "Festival: revealed to all"
         elif seen:
-            caption = "Drawn by you (only you see them)"  # seen and not public: the seat is the active player
+            # seen and not public: the seat is the active player
+            caption = "Drawn by you (only you see them)" if you else f"Drawn by {owner} (only they see them)"
         else:
             caption = f"{int(state.offer[b].sum())} cards drawn by {owner} (hidden)"
         out.append(_text(ox, y + 14, caption, 10.5, MUTED, "bold"))
@@ -471,13 +487,14 @@ def _panel(
     x: float,
     y: float,
     w: float,
+    you: str | None = "you",
 ) -> list[str]:
     cards = state.cards
     edge, width = (ACCENT, 3) if p == active else (EDGE, 1)
     out = [_rect(x, y, w, PANEL_H, PANEL, edge, width, 8)]
     out.append(_text(x + 14, y + 23, agent_name(p), 15, TEXT, "bold"))
     px = x + 20 + _text_width(agent_name(p), 15, True)
-    marks = ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, "you", YOU))
+    marks = ((p == active, "active", ACCENT), (p == chooser, "to choose", CHOOSER), (p == me, you or "hand shown", YOU))
     for flag, label, colour in marks:
         if flag:
             pill, pw = _pill(px, y + 9, label, colour)
@@ -499,7 +516,7 @@ def _panel(
     ]
     widths = [_chip_width(lab, val) for lab, val, _ in stats]
     cx = x + w - 12 - sum(widths) - 6 * (len(stats) - 1)
-    for (lab, val, tip), cw in zip(stats, widths):
+    for (lab, val, tip), cw in zip(stats, widths, strict=True):
         chip, _ = _chip(cx, y + 8, lab, val, "#fff3d6" if lab == "score" else "#efe8da", tip, lab)
         out += chip
         cx += cw + 6
@@ -540,13 +557,13 @@ def _panel(
         tip = f"{n} {MANA_NAMES[c]} ({colour} {c + 1}): " + ", ".join(
             cards.names[k] + (f" ×{m}" if m > 1 else "") for k, m in of_colour
         )
-        out.append(_rect(mx, my, 50, 22, FILL[colour], "#00000033", 1, 4, tip))
-        out.append(_text(mx + 8, my + 15.5, str(c + 1), 10, INK[colour]))
-        out.append(_text(mx + 44, my + 16, f"×{n}", 13, INK[colour], "bold", "end"))
-        mx += 56
+        cw = _text_width(f"{colour} ×{n}", 11, True) + 14
+        out.append(_rect(mx, my, cw, 22, FILL[colour], "#00000033", 1, 4, tip))
+        out.append(_text(mx + 7, my + 15.5, f"{colour} ×{n}", 11, INK[colour], "bold"))
+        mx += cw + 6
     if head >= 0:
         colour = COLOURS[int(cards.colour[head])]
-        label = f"head: {cards.names[head]} ({int(cards.number[head])})"
+        label = f"head: {cards.names[head]} ({colour} {int(cards.number[head])})"
         hw = _text_width(label, 11, True) + 22
         out.append(
             _rect(

@@ -197,7 +197,7 @@ def test_render_ansi_of_a_set_up_position() -> None:
     text = env.render()
     assert "player_0 (active, to choose, you): VP 12, faith 4 (compared as 6), hand 2 cards" in text
     assert "  spirits: Giant, Pegasus" in text
-    assert "  mana: Golem x2; head: Angel (5); stones: 1" in text
+    assert "  mana: yellow x2; head: Angel (blue 5); stones: 1" in text  # mana by colour, as costs name it
     assert "player_1: VP 3, faith 1, hand 1 cards" in text
     assert "Your hand (player_0): Imp, Sphinx" in text
     assert "Phase I: play a command card" in text
@@ -208,7 +208,7 @@ def test_render_ansi_of_a_set_up_position() -> None:
     assert env.describe(core.ACT) == "perform Prayer"
     env.step(env.cards.kind("Sphinx"))
     words = {env.describe(a) for a in env.legal_actions()}
-    assert "pay with a Silica mana" in words
+    assert "pay with a yellow mana" in words
 
 
 def test_render_human_prints(capsys) -> None:

@@ -74,11 +74,12 @@ def test_svg_parses_and_shows_the_position(table: core.State) -> None:
     assert stat(p0, "stones") == "1"
     scores = core.final_scores(table)[0]
     assert stat(p0, "score") == str(scores[0]) and stat(p1, "score") == str(scores[1])
-    assert "head: Angel (5)" in texts(p0) and "head: Imp (1)" in texts(p1)
-    assert {"×2", "×1"} <= set(texts(p0))  # mana by colour: two Golems (yellow), one Imp (black)
+    assert "head: Angel (blue 5)" in texts(p0) and "head: Imp (black 1)" in texts(p1)
+    # mana by colour, named as costs and buttons name it: two Golems (yellow), one Imp (black)
+    assert {"yellow ×2", "black ×1"} <= set(texts(p0))
     hand = root.find(".//s:g[@class='hand']", NS)
     assert hand.get("data-player") == "player_0" and cards_in(hand) == {"Imp": 2, "Sphinx": 1}
-    assert "cost YY*" in texts(hand) and "cost K*" in texts(hand)
+    assert "2 yellow + 1 any" in texts(hand) and "1 black + 1 any" in texts(hand)  # colour words, not "YY*"
     status = texts(root.find(".//s:g[@class='status']", NS))
     assert "player_0 (you) to choose: Phase I: play a command card from your hand" in status
 
@@ -236,3 +237,32 @@ def test_record_video_writes_an_mp4(tmp_path) -> None:
     env.close()
     videos = list(folder.glob("*.mp4"))
     assert steps >= 2 and len(videos) == 1 and videos[0].stat().st_size > 1000
+
+
+def test_a_fixed_seat_keeps_frames_on_one_hand() -> None:
+    """render_seat: every frame shows the same seat's hand (a video does not jump between seats)."""
+    env = aos_env.env(num_players=3, render_mode="ansi", render_seat=2)
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(12):
+        seen.add(env.agent_selection)
+        assert "Your hand (player_2)" in env.render()
+        obs = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert len(seen) > 1, "the frames span more than one player's decisions"
+    free = aos_env.env(num_players=3, render_mode="ansi")
+    free.reset(seed=4)
+    assert f"Your hand ({free.agent_selection})" in free.render()
+    with pytest.raises(ValueError, match="render_seat"):
+        aos_env.env(num_players=3, render_seat=3)
+
+
+def test_svg_of_a_watched_game_says_no_you(table: core.State) -> None:
+    """A replay of bots marks the seat whose hand is shown, and never calls anyone "you"."""
+    watched = render_svg(table, 0, 1, you=None)
+    root = ET.fromstring(watched)
+    words = " ".join(texts(root))
+    assert "hand shown" in words and "(you)" not in words and " you" not in words.replace("your", "")
+    assert root.get("role") == "img" and root.get("aria-label", "").startswith("the table")
+    assert "you" in " ".join(texts(ET.fromstring(render_svg(table, 0, 1))))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -187,6 +188,25 @@ def test_terminal_play_saves_a_replay(tmp_path: Path) -> None:
     assert replay.result["final_scores"] == scores.tolist()
 
 
+def test_terminal_play_takes_any_line_and_speaks_one_vocabulary(tmp_path: Path) -> None:
+    """Issue 33: a line of 100,000 digits is a wrong answer, not a crash; issue 34: the table names
+    mana by colour, the bots' moves come with what they changed, the seats' neighbours are named."""
+    out = io.StringIO()
+    code = play_main(
+        ["--opponents", "random", "--seed", "5", "--max-turns", "6", "--replays", str(tmp_path)],
+        inp=io.StringIO("9" * 100_000 + "\n" + "1\n" * 500),
+        out=out,
+    )
+    text = out.getvalue()
+    assert code == 0 and "is not one of the choices" in text and len(list(tmp_path.glob("game-*.json"))) == 1
+    assert "left neighbour, player_1" in text and "10 or more spirits" in text
+    assert "    then player_1: " in text or "    then you: " in text
+    mana_rows = [line for line in text.splitlines() if line.startswith("  mana: ")]
+    assert mana_rows and all(
+        " x" not in row.split(";")[0] or any(c in row for c in aos_env.core.cards.COLOURS) for row in mana_rows
+    )
+
+
 # ---- the command line ----------------------------------------------------------------------------
 
 
@@ -224,7 +244,8 @@ def test_cli_steps_and_writes_html(tmp_path: Path) -> None:
     res = run_cli(str(path), "--html", str(page))
     assert res.returncode == 0, res.stderr
     html = page.read_text()
-    assert html.count("<svg ") == len(positions) and "http://" not in html.replace("http://www.w3.org", "")
+    assert html.count('<div class="pos"') == len(positions) and html.count("<svg ") == len(positions) + 1  # + timeline
+    assert "http://" not in html.replace("http://www.w3.org", "")
 
 
 def test_cli_errors_are_usage_messages(tmp_path: Path) -> None:
@@ -235,3 +256,125 @@ def test_cli_errors_are_usage_messages(tmp_path: Path) -> None:
     assert res.returncode == 2 and "--seat must be between 0 and 1" in res.stderr
     res = run_cli("--help")
     assert res.returncode == 0 and "--html OUT" in res.stdout and "--card-file" in res.stdout
+
+
+# ---- replays that explain ------------------------------------------------------------------
+
+
+def old_format(tmp_path: Path) -> Path:
+    """A version-1 replay file, as aos_env 0.4 wrote them: no 'weighed' field."""
+    path, _ = recorded_game(tmp_path, players=2, max_turns=8)
+    data = json.loads(path.read_text())
+    data["version"] = 1
+    data.pop("weighed", None)
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    return old
+
+
+def test_old_format_replays_still_load_and_show(tmp_path: Path) -> None:
+    from aos_env.view.replay import to_html
+
+    old = old_format(tmp_path)
+    replay = load_replay(old)
+    assert replay.weighed is None and replay.weighing(0) is None
+    states = list(replay.states())
+    assert len(states) == len(replay.actions) + 1
+    page = to_html(replay, states)
+    assert "Nothing recorded about what this player weighed" in page
+    assert json.loads(json.dumps(replay.to_dict()))["version"] == VERSION  # saved again: the current version
+
+
+def test_the_bot_explains_its_decisions(tmp_path: Path) -> None:
+    """evaluate --replays records, at each decision of the bot, its legal actions with their
+    probabilities and its value estimate; the random agent's decisions record nothing."""
+    evaluate_main(
+        ["--players", "2", "--games", "1", "--no-progress", "--max-turns", "12", "--json", str(tmp_path / "t.json")]
+        + ["--replays", str(tmp_path / "r"), "bot", "random"]
+    )
+    replay = load_replay(tmp_path / "r" / "game_00000.json")
+    states = list(replay.states())
+    bot_seat = replay.players.index("bot")
+    explained = 0
+    for i, (p, a) in enumerate(replay.actions):
+        item = replay.weighing(i)
+        legal = np.flatnonzero(states[i].legal_action_mask[0])
+        if p != bot_seat or legal.size < 2:
+            assert item is None, f"decision {i}: only the bot's real choices are explained"
+            continue
+        explained += 1
+        assert item["by"] == "policy" and isinstance(item["value"], float)  # the value net's estimate
+        probs = [x for _, x in item["actions"]]
+        assert probs == sorted(probs, reverse=True) and 0.99 <= sum(probs) <= 1.001 or len(legal) > 8
+        assert {b for b, _ in item["actions"]} <= set(legal.tolist())
+        assert a == item["actions"][0][0], "the deterministic bot plays its most likely action"
+    assert explained > 3
+
+
+def test_search_explains_with_its_values() -> None:
+    from agents import make_agent
+    from aos_env.view.explain import weigh_on_env
+
+    env = aos_env.env(num_players=2)
+    env.reset(seed=3)
+    mc = make_agent("mc:rollouts=2,max_rollout_turns=1", seed=0)
+    for _ in range(30):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        action, item = weigh_on_env(mc, env)
+        if mask.sum() > 1:
+            assert item is not None and item["by"] == "search"
+            assert item["actions"][0][0] == action and item["value"] == item["actions"][0][1]
+            return
+        assert item is None
+        env.step(action)
+    raise AssertionError("no decision with two legal actions in 30 moves")
+
+
+@pytest.mark.parametrize(
+    "weighed, message",
+    [
+        ("x", "field 'weighed' must be null or a list of"),
+        ([{"by": "magic", "actions": [[0, 1.0]]}], "weighed[0] must be null or an object with 'by'"),
+        ([{"by": "policy", "actions": [[99, 1.0]]}], "weighed[0] actions must be [action id 0..43"),
+        ([{"by": "policy", "actions": [[1, 0.5]], "value": "high"}], "weighed[0] value must be null or a finite"),
+    ],
+)
+def test_bad_weighed_fields(tmp_path: Path, weighed, message: str) -> None:
+    path, _ = recorded_game(tmp_path, players=2, max_turns=4)
+    data = json.loads(path.read_text())
+    if isinstance(weighed, list):
+        weighed = weighed + [None] * (len(data["actions"]) - 1)
+    data["weighed"] = weighed
+    with pytest.raises(ReplayError, match=re.escape(message)):
+        Replay.from_dict(data)
+
+
+def test_cli_prints_no_escape_sequences(tmp_path: Path) -> None:
+    """Issue 33: names in a replay are data; the terminal gets no control characters from them."""
+    path, _ = recorded_game(tmp_path, players=2, max_turns=4)
+    data = json.loads(path.read_text())
+    data["players"] = ["\x1b]0;owned\x07\x1b[2J", "\x1b]52;c;ZXZpbA==\x07\u202eevil"]
+    path.write_text(json.dumps(data))
+    res = run_cli(str(path), "--step", stdin="\n" * 40)
+    assert res.returncode == 0, res.stderr
+    for bad in ("\x1b", "\x07", "\u202e"):
+        assert bad not in res.stdout
+    assert "?]0;owned??[2J" in res.stdout  # shown as text, harmless
+
+
+def test_a_trained_model_explains_its_decisions() -> None:
+    """A train.py model (a MaskablePPO policy) gives its probabilities and value like the numpy bot."""
+    sb3 = pytest.importorskip("sb3_contrib")
+    from agents.policy import PolicyAgent
+    from aos_env.envs.gym import AgeOfSummonersEnv
+    from aos_env.view.explain import can_weigh, weigh
+
+    model = sb3.MaskablePPO("MlpPolicy", AgeOfSummonersEnv(num_players=2), policy_kwargs=dict(net_arch=[16]))
+    agent = PolicyAgent.snapshot(model)
+    env = aos_env.env(num_players=2)
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    item = weigh(agent, obs["observation"], obs["action_mask"].astype(bool))
+    assert can_weigh(agent) and item["by"] == "policy" and isinstance(item["value"], float)
+    assert {a for a, _ in item["actions"]} == set(np.flatnonzero(obs["action_mask"]).tolist())
+    assert abs(sum(p for _, p in item["actions"]) - 1) < 0.01
