@@ -55,7 +55,7 @@ from aos_env.base.checks import (
 from aos_env.base.files import atomic_folder, atomic_path, write_text
 
 if TYPE_CHECKING:
-    from aos_env.envs.learner import OpponentPool
+    from aos_env.envs.opponents import OpponentPool
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
@@ -100,7 +100,7 @@ def _rollout_bytes_per_step() -> int:
 
 def _mix_item(text: str) -> tuple[str, float]:
     """'greedy@0.5' -> ('greedy', 0.5); 'random' -> ('random', 1.0)."""
-    from aos_env.envs.learner import parse_mix_item
+    from aos_env.envs.opponents import parse_mix_item
 
     return parse_mix_item(text)
 
@@ -345,7 +345,8 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Opp
     ``args.resume_from`` (the model --resume continues, or None). Returns the opponent pool built
     from the specs (without 'self': its snapshots join the pool during training)."""
     from agents import make_agent
-    from aos_env.envs.learner import BYTES_PER_GAME, OpponentPool
+    from aos_env.envs.learner import BYTES_PER_GAME
+    from aos_env.envs.opponents import OpponentPool
 
     def usage(option: str, message: str) -> None:
         parser.error(f"argument {option}: {message}")

@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 from aos_env import core
 from aos_env.envs.gym import AgeOfSummonersVectorEnv
-from aos_env.envs.learner import OpponentPool
+from aos_env.envs.opponents import OpponentPool
 
 ROOT = Path(__file__).resolve().parent.parent
 

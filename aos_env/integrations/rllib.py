@@ -84,7 +84,7 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     argument of ``AgeOfSummonersVectorEnv`` (``num_players``, ``max_turns``, ``shaping``,
     ``truncation_reward``, ``illegal_action``, ...). The observation is always the Dict one.
     """
-    from ..envs.learner import OpponentPool
+    from ..envs.opponents import OpponentPool
 
     worker = int(getattr(config, "worker_index", 0))
     set_threads(int(config.get("threads", 1)))
