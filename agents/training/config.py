@@ -6,7 +6,7 @@ choice, a list of agent specs, ...) in its metadata. The command line is built f
 doc), and :func:`check_config` applies every rule once, with the rules that tie fields together,
 raising :class:`OptionError` (an ``ArgumentError``) that names the option and what it allows.
 What only the machine and the files can tell (a model to resume, an agent's file, a device,
-memory) is checked by ``agents.training.setup.prepare``.
+memory) is checked by ``agents.training.start.prepare``.
 """
 
 from __future__ import annotations
