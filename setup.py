@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent
 #: Where the prebuilt cache goes inside the package (``aos_env.core._numba.prebuilt_root``).
 PREBUILT = Path("aos_env") / "_prebuilt"
 #: More kernels compiled into the same cache (modules with a ``warm()``).
-ALSO = ["agents._greedy_kernel"]
+ALSO = ["agents.players.greedy"]
 
 
 class build_kernels(Command):

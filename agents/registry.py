@@ -3,12 +3,12 @@
 A spec is a name with optional ``key=value`` options after a colon, comma
 separated: ``random``, ``greedy``, ``mc``, ``mc:rollouts=8,rollout_policy=random``.
 ``bot`` is the shipped trained bot (BotAgent, numpy only), ``bot-v2`` the one shipped before it
-(observation version 2, played through the version adapter of ``agents.bot``); ``search`` is Monte-Carlo
+(observation version 2, played through the version adapter of ``agents.players.bot``); ``search`` is Monte-Carlo
 search on top of it (``SEARCH_DEFAULTS``: only the actions the bot gives a real chance are
 searched, the bot plays the rollouts, its value network values where they stop, and its
 log-probabilities break near-ties; 30 ms per decision on average on this project's 2-core
 machine). A path to a ``.zip`` file loads a policy saved by ``train.py`` (PolicyAgent, needs torch; read by
-``agents.model_file.load_policy``, which runs no code from the file), a path to an ``.npz`` bot file an
+``agents.files.model_file.load_policy``, which runs no code from the file), a path to an ``.npz`` bot file an
 exported policy (BotAgent); both take options too: ``runs/x/model.zip:deterministic=false``.
 
 Options are typed (see ``OPTIONS``): an int option takes only a whole number
@@ -25,20 +25,20 @@ from typing import Any
 
 from aos_env.base.checks import ArgumentError, did_you_mean, parse_int_text
 
-from .base import BaseAgent
-from .bot import SHIPPED_V2, BotAgent
-from .greedy import GreedyAgent
-from .mc import MonteCarloAgent
-from .policy import PolicyAgent
-from .random_agent import RandomAgent
+from .players.base import BaseAgent
+from .players.bot import SHIPPED_V2, BotAgent
+from .players.greedy import GreedyAgent
+from .players.mc import MonteCarloAgent
+from .players.policy import PolicyAgent
+from .players.random_agent import RandomAgent
 
 NAMES = ("random", "greedy", "mc", "bot", "bot-v2", "search")
-#: Agent specs in a sentence, for command-line help (train.py, agents.evaluate, aos_env.apps.play).
+#: Agent specs in a sentence, for command-line help (train.py, agents.evaluation.evaluate, aos_env.apps.play).
 SPEC_HELP = (
     "random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
     "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
     "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "
-    "from it) | path/to/bot.npz (a bot file written by python -m agents.export)"
+    "from it) | path/to/bot.npz (a bot file written by python -m agents.files.export)"
 )
 MODEL_SUFFIX = ".zip"
 BOT_SUFFIX = ".npz"

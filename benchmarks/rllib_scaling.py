@@ -315,7 +315,7 @@ def measurement(summary: dict, process_seconds: float) -> dict:
 
 def aggregate(runs: list[dict]) -> dict:
     """Medians over a configuration's runs, and win rates over all their evaluation games."""
-    from agents.tournament import wilson
+    from agents.evaluation.matches import wilson
 
     def median(key: str, within: str | None = None) -> float | None:
         values = [(r[within] or {}).get(key) if within else r[key] for r in runs]

@@ -1,13 +1,14 @@
 """PPO with action masks on the batched Gymnasium env, CleanRL-style: one file, plain torch.
 
 The policy and value networks are plain ``nn.Sequential`` MLPs, so that at the end
-``agents.torch_bot.torch_to_bot`` writes them to a bot file, which then plays in a
-tournament (``python -m agents.evaluate``) and joins a leaderboard (``--leaderboard``)
+``agents.files.torch_bot.torch_to_bot`` writes them to a bot file, which then plays in a
+tournament (``python -m agents.evaluation.evaluate``) and joins a leaderboard (``--leaderboard``)
 like any other agent:
 
     python examples/cleanrl_ppo.py                    # 150,000 steps against random, a few minutes
     python examples/cleanrl_ppo.py --quick            # a smoke test of every step, seconds
-    python -m agents.evaluate runs/cleanrl_ppo/bot.npz greedy random --leaderboard runs/cleanrl_ppo/leaderboard.json
+    python -m agents.evaluation.evaluate runs/cleanrl_ppo/bot.npz greedy random \\
+        --leaderboard runs/cleanrl_ppo/leaderboard.json
 
 The env is ``gymnasium.make_vec("aos_env/AgeOfSummoners-v1", ...)``: all games on one batched
 engine state, in SAME_STEP autoreset (a finished game is dealt again within its step, the
@@ -31,7 +32,7 @@ from torch import nn
 from torch.distributions.categorical import Categorical
 
 import aos_env  # noqa: F401  registers "aos_env/AgeOfSummoners-v1"
-from agents.torch_bot import torch_to_bot
+from agents.files.torch_bot import torch_to_bot
 from aos_env import core
 from aos_env.base.checks import float_arg, int_arg, seed_arg
 
@@ -229,7 +230,7 @@ def main(argv: list[str] | None = None) -> Path:
         command = [
             sys.executable,
             "-m",
-            "agents.evaluate",
+            "agents.evaluation.evaluate",
             str(bot),
             "random",
             "greedy",

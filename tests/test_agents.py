@@ -10,8 +10,8 @@ import pytest
 
 import aos_env
 from agents import GreedyAgent, MonteCarloAgent, RandomAgent, act_on_env, act_on_state, make_agent
-from agents.evaluate import main as evaluate_main
-from agents.tournament import elo_ratings, lineups_for, play_games, summarise, wilson
+from agents.evaluation.evaluate import main as evaluate_main
+from agents.evaluation.matches import elo_ratings, lineups_for, play_games, summarise, wilson
 from aos_env import core
 from aos_env.apps.play import main as play_main
 from aos_env.tools.determinise import determinise

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agents import GreedyAgent, MonteCarloAgent, PolicyAgent, RandomAgent, make_agent
-from agents.model_file import MEMBER as MODEL_MEMBER
+from agents.files.model_file import MEMBER as MODEL_MEMBER
 from agents.registry import NAMES, OPTIONS
 from aos_env import core
 from aos_env.base import checks
@@ -318,7 +318,7 @@ def test_policy_agent_arguments(models) -> None:
     ],
 )
 def test_play_games_arguments(monkeypatch, kwargs, name) -> None:
-    from agents.tournament import play_games
+    from agents.evaluation.matches import play_games
 
     monkeypatch.setattr(checks, "total_memory", lambda: 8 * 10**9)  # the memory cases do not depend on this machine
 

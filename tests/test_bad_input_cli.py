@@ -1,4 +1,4 @@
-"""Bad input (issue 14): the command lines ``train.py``, ``python -m agents.evaluate`` and
+"""Bad input (issue 14): the command lines ``train.py``, ``python -m agents.evaluation.evaluate`` and
 ``python -m aos_env.apps.play``.
 
 Every bad argument is a usage error: exit status 2, a usage line and a message naming the
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import evaluate
+from agents.evaluation import evaluate
 from aos_env.apps import play
 from aos_env.base import checks
 from aos_env.base.checks import MAX_SEED
@@ -140,7 +140,7 @@ def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
     assert not (tmp_path / "runs").exists()
 
 
-# ---- agents.evaluate -----------------------------------------------------------------------------
+# ---- agents.evaluation.evaluate -----------------------------------------------------------------------------
 
 EVALUATE_CASES = [
     (["random"], "give at least two agents"),
@@ -217,7 +217,7 @@ def test_play_accepts_only_ascii_digits() -> None:
         (["train.py", "--num-envs", "0"], "--num-envs"),
         (["train.py", "--timesteps", "0"], "--timesteps"),
         (["train.py", "--resume", "--name", "nothing"], "--resume"),
-        (["-m", "agents.evaluate", "random", "bogus"], "unknown agent"),
+        (["-m", "agents.evaluation.evaluate", "random", "bogus"], "unknown agent"),
         (["-m", "aos_env.apps.play", "--opponents", "bogus"], "unknown agent"),
     ],
 )
@@ -241,7 +241,7 @@ def test_commands_exit_with_a_usage_error(tmp_path: Path, command, option) -> No
 
 @pytest.mark.one_backend
 def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
-    """python -m agents.export: a missing model, a zip of something else, a run summary that is
+    """python -m agents.files.export: a missing model, a zip of something else, a run summary that is
     not JSON and an output without .npz are usage errors naming the file, and nothing is written."""
     (tmp_path / "notmodel.zip").write_text("hi")
     run = tmp_path / "run"
@@ -257,7 +257,7 @@ def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
         (["notmodel.zip", "o.bin"], "out must be a path ending in .npz"),
     ):
         res = subprocess.run(
-            [sys.executable, "-m", "agents.export", *args, "--players", "2"],
+            [sys.executable, "-m", "agents.files.export", *args, "--players", "2"],
             cwd=tmp_path,
             capture_output=True,
             text=True,

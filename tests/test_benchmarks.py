@@ -237,7 +237,7 @@ def _run(steps_per_second: float, wins: dict[str, float], games: int = 100, samp
 @pytest.mark.one_backend
 def test_rllib_scaling_medians_pooled_win_rates_and_the_table(monkeypatch) -> None:
     rs = _rllib_scaling(monkeypatch)
-    from agents.tournament import wilson
+    from agents.evaluation.matches import wilson
 
     rllib_runs = [
         _run(1000, {"random": 0.9, "greedy": 0.5}),

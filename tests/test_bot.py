@@ -1,4 +1,4 @@
-"""BotAgent: trained policies on numpy alone (agents/bot.py), and the policy-guided search."""
+"""BotAgent: trained policies on numpy alone (agents/players/bot.py), and the policy-guided search."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from agents import BotAgent, MonteCarloAgent, PolicyAgent, make_agent
-from agents.bot import SHIPPED
-from agents.export import export
+from agents.files.export import export
+from agents.players.bot import SHIPPED
 from aos_env import core
 
 
@@ -105,7 +105,7 @@ def test_the_shipped_bot_files_are_in_the_package() -> None:
 def test_the_shipped_bot_beats_greedy_in_the_tournament() -> None:
     """A sanity check of the shipped weights (the measured rate is over 90%; below 75% in 100 games
     would be a broken file, not bad luck: that has a chance under 1e-6 at 90%)."""
-    from agents.tournament import play_games, summarise
+    from agents.evaluation.matches import play_games, summarise
 
     table = summarise(
         play_games([make_agent("bot"), make_agent("greedy", seed=1)], 2, 100, seed=123, names=["bot", "greedy"])
@@ -167,7 +167,7 @@ def test_mc_with_policy_rollouts_and_values_plays_legal_moves(tiny_model, tmp_pa
 def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it() -> None:
     """prior_weight: only actions with at least PRIOR_PRUNE of the favourite's probability are
     searched, and a very large weight makes the search play the policy's own choice."""
-    from agents.mc import PRIOR_PRUNE
+    from agents.players.mc import PRIOR_PRUNE
 
     bot = make_agent("bot")
     follow = make_agent("search:rollouts=2,max_rollout_turns=1,prior_weight=1e6", seed=1)
@@ -188,7 +188,7 @@ def test_search_with_a_prior_prunes_to_the_policy_and_a_large_weight_follows_it(
 
 # ---- bots of an older observation version (the adapter) -----------------------------------------
 
-from agents.bot import OLD_VERSION_ANSWERS, SHIPPED_V2  # noqa: E402
+from agents.players.bot import OLD_VERSION_ANSWERS, SHIPPED_V2  # noqa: E402
 from aos_env.core.obs_layout import G, obs_dim_of_version, to_version  # noqa: E402
 from aos_env.core.phases import OBS_PHASES, Phase  # noqa: E402
 
@@ -304,7 +304,7 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
     untrained logits, and the Homunculus flip's NO)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.export import warm_start
+    from agents.files.export import warm_start
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     env = LearnerVecEnv(num_envs=4, num_players=2, opponents="random", seed=0)
@@ -326,11 +326,11 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
         warm_start(small.policy, SHIPPED_V2[2])
 
 
-# ---- a bot file for another table size (python -m agents.export BOT.npz OUT.npz --players P) ------
+# ---- a bot file for another table size (python -m agents.files.export BOT.npz OUT.npz --players P) ------
 
-from agents.bot import read_bot_file  # noqa: E402
-from agents.export import main as export_main  # noqa: E402
-from agents.export import retarget
+from agents.files.bot_file import read_bot_file  # noqa: E402
+from agents.files.export import main as export_main  # noqa: E402
+from agents.files.export import retarget
 from aos_env.base.checks import ArgumentError  # noqa: E402
 
 

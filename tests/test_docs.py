@@ -15,7 +15,7 @@
     a folder (a trailing ``/``): ``aos_env/AgeOfSummoners-v1`` is a Gymnasium id;
   * bare Python file names (``turn.py``): some file of the repo has that name;
   * in markdown, dotted names of the project's modules (``aos_env.envs.learner.OpponentPool``,
-    ``python -m agents.evaluate``, and ``core.X`` for ``aos_env.core.X``): the module exists and
+    ``python -m agents.evaluation.evaluate``, and ``core.X`` for ``aos_env.core.X``): the module exists and
     defines the first name after it.
 
   In Python files, docstrings and comments are read like prose, other string literals for repo
@@ -50,6 +50,15 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 #: The kinds of files whose references are checked.
 SCANNED = ("*.py", "*.md", "*.ipynb", "*.toml")
+#: The modules of ``agents`` before 0.5.0 sorted them into subpackages by job, and where each went.
+#: The old paths import no more (no shim); the CHANGELOG's history still names them.
+AGENTS_MOVED = {
+    **{f"agents.{m}": f"agents.players.{m}" for m in ("base", "random_agent", "greedy", "_greedy_kernel", "mc", "bot")},
+    "agents.policy": "agents.players.policy",
+    **{f"agents.{m}": f"agents.files.{m}" for m in ("model_file", "export", "torch_bot")},
+    **{f"agents.{m}": f"agents.evaluation.{m}" for m in ("matches", "evaluate", "leaderboard")},
+    "agents.tournament": "agents.evaluation.matches",  # the shim re-exported matches' names
+}
 
 
 # ---- the generated pages -------------------------------------------------------------------------
@@ -516,6 +525,10 @@ def resolve_dotted(name: str) -> bool:
         if ".".join(parts[:i]) in MOVED:
             parts = tuple(MOVED[".".join(parts[:i])].split(".")) + parts[i:]
             break
+    for i in range(len(parts), 1, -1):  # an agents module path before 0.5.0, as the CHANGELOG names it
+        if ".".join(parts[:i]) in AGENTS_MOVED:
+            parts = tuple(AGENTS_MOVED[".".join(parts[:i])].split(".")) + parts[i:]
+            break
     for i in range(len(parts), 0, -1):
         path = module_file(parts[:i])
         if path is None:
@@ -597,8 +610,8 @@ def test_scanner_finds_broken_references() -> None:
             "[R6](rules.md#r6-the-seven-actions) but not [R99](rules.md#r99-nothing) or [here](#no-such-heading).",
             "The engine: `aos_env/core/np_engine/abilities.py`, not `aos_env/core/payment.py` or turn.py.",
             "Also `aos_env/core/nb_engine/` but not `aos_env/engines/`; and `gone.md`.",
-            "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluate`, `core.OBS_DIM`,",
-            "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.tournament.no_such_function`.",
+            "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluation.evaluate`, `core.OBS_DIM`,",
+            "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.evaluation.matches.no_such_function`.",
         ]
     )
     assert _scan(text) == [
@@ -611,7 +624,7 @@ def test_scanner_finds_broken_references() -> None:
         "gone.md",
         "aos_env.nothing",
         "core.NO_SUCH_NAME",
-        "agents.tournament.no_such_function",
+        "agents.evaluation.matches.no_such_function",
     ]
 
 

@@ -301,8 +301,8 @@ def test_torch_to_bot_writes_a_bot_that_plays_as_the_module(tmp_path, activation
     import torch
     from torch import nn
 
-    from agents.bot import BotNet
-    from agents.torch_bot import torch_to_bot
+    from agents.files.torch_bot import torch_to_bot
+    from agents.players.bot import BotNet
 
     torch.manual_seed(0)
     act = getattr(nn, activation)
@@ -347,7 +347,7 @@ def test_torch_to_bot_writes_a_bot_that_plays_as_the_module(tmp_path, activation
 def test_torch_to_bot_refuses_what_the_format_cannot_hold(tmp_path) -> None:
     from torch import nn
 
-    from agents.torch_bot import torch_to_bot
+    from agents.files.torch_bot import torch_to_bot
 
     target = tmp_path / "bot.npz"
     target.write_bytes(b"the old file")

@@ -478,8 +478,8 @@ _CONFIG_SCRIPT = textwrap.dedent("""
         for _ in range(5):
             core.step(big, np.argmax(big.legal_action_mask, axis=1))
         core.observe(big, 0)
-    from agents import _greedy_kernel
-    from agents.greedy import GreedyAgent
+    from agents.players import _greedy_base, _greedy_kernel
+    from agents.players.greedy import GreedyAgent
     GreedyAgent().act_batch(core.observe(state, 0), state.legal_action_mask)
     import users_module
     users_module.twice(2)
@@ -491,7 +491,7 @@ _CONFIG_SCRIPT = textwrap.dedent("""
         "changed": sorted(k for k, v in settings().items() if before.get(k) != v),
         "layer": numba.threading_layer(),
         "engine_cache": engine.step_one.stats.cache_path, "our_folder": _jit.CACHE_DIR,
-        "greedy_cache": _greedy_kernel.greedy_actions.stats.cache_path, "greedy_folder": _greedy_kernel.CACHE_DIR,
+        "greedy_cache": _greedy_kernel.greedy_actions.stats.cache_path, "greedy_folder": _greedy_base.CACHE_DIR,
         "user_cache": users_module.twice.stats.cache_path,
         "first_step": first_step, "hits": hits, "misses": misses,
     }))

@@ -10,7 +10,7 @@ observation is also scored once more with its phase one-hot replaced by a random
 tells a change of the games (engine or observation layout) apart from a change of the agent.
 
 History: the first recording (122,880 decisions and as many probes) came from the numpy
-implementation that the compiled kernel (agents/_greedy_kernel.py) replaced; the kernel matched it
+implementation that the compiled kernel (agents/players/_greedy_kernel.py) replaced; the kernel matched it
 on all of them. It was re-recorded once, when the Prayer threshold was fixed to count whole cards
 (a hand of 2 read as 2.00000003 cards, so Prayer took (a) where the heuristic says (b)): on the
 first recording's games the fixed kernel differed in exactly the 192 Prayer decisions with 2 cards
@@ -166,10 +166,12 @@ def test_the_kernel_leaves_numba_cache_folder_alone() -> None:
     engine's functions, compiled later, must still go to the engine's folder)."""
     import numba
 
-    from agents import _greedy_kernel
+    from agents.players import _greedy_base, _greedy_kernel
 
-    assert numba.config.CACHE_DIR != _greedy_kernel.CACHE_DIR
-    assert _greedy_kernel.greedy_actions.stats.cache_path.startswith(_greedy_kernel.CACHE_DIR)
+    assert numba.config.CACHE_DIR != _greedy_base.CACHE_DIR
+    # the kernel is two files (the scoring, and what it reads): both cache in the one folder
+    for function in (_greedy_kernel.greedy_actions, _greedy_kernel.score_phase, _greedy_base.action_worths):
+        assert function.stats.cache_path.startswith(_greedy_base.CACHE_DIR), function
 
 
 @pytest.mark.parametrize(

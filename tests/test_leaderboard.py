@@ -1,4 +1,4 @@
-"""The leaderboard (agents/leaderboard.py): pooled pairwise wins, Elo with bootstrap intervals."""
+"""The leaderboard (agents/evaluation/leaderboard.py): pooled pairwise wins, Elo with bootstrap intervals."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import leaderboard
+from agents.evaluation import leaderboard
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.one_backend  # no engine in most of these; the CLI runs on the default engine
@@ -56,7 +56,7 @@ def test_evaluate_writes_the_leaderboard_across_runs(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "agents.evaluate",
+                "agents.evaluation.evaluate",
                 "random",
                 "greedy",
                 "--games",
@@ -85,7 +85,7 @@ def test_a_file_that_is_not_a_leaderboard_is_a_usage_error(tmp_path: Path) -> No
         [
             sys.executable,
             "-m",
-            "agents.evaluate",
+            "agents.evaluation.evaluate",
             "random",
             "greedy",
             "--games",

@@ -104,7 +104,7 @@ def prebuilt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("prebuilt") / "pre"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run(
-        [sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents._greedy_kernel"],
+        [sys.executable, "-m", "aos_env.core.prebuild", str(out), "--also", "agents.players.greedy"],
         check=True,
         env=env,
         cwd=ROOT,
@@ -118,8 +118,8 @@ _FIRST_USES = """
 import numpy as np, aos_env
 from aos_env import core
 from aos_env.core.nb_engine import engine as k
-from agents import _greedy_kernel as g
-from agents.greedy import GreedyAgent
+from agents.players import _greedy_kernel as g
+from agents.players.greedy import GreedyAgent
 env = aos_env.env()
 env.reset(seed=0)
 for agent in env.agent_iter(max_iter=200):

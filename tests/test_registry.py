@@ -29,13 +29,14 @@ def restore_registry():
 
 def test_the_entry_points_name_what_agents_has() -> None:
     import agents
-    import agents.bot
+    import agents.files.bot_file
     import agents.registry
 
     assert registry.load("make_agent") is agents.make_agent
     assert registry.load("act_on_env") is agents.act_on_env
     assert registry.load("bot_agent") is agents.BotAgent
-    assert registry.load("bot_format") == agents.bot.FORMAT
+    assert registry.load("bot_meta") is agents.files.bot_file.bot_meta
+    assert registry.load("bot_file_bytes") is agents.files.bot_file.bot_file_bytes
     assert registry.spec_help() == agents.registry.SPEC_HELP
     agent = registry.make_agent("greedy", seed=1)
     assert isinstance(agent, registry.Opponent) and isinstance(agent, agents.BaseAgent)

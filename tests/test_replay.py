@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import aos_env
-from agents.evaluate import main as evaluate_main
+from agents.evaluation.evaluate import main as evaluate_main
 from aos_env import core
 from aos_env.apps.play import main as play_main
 from aos_env.core.cards import DEFAULT_CARD_FILE

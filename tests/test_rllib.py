@@ -219,7 +219,7 @@ assert not [m for m in ("ray", "torch") if m in sys.modules], "the bot needs nei
         [
             sys.executable,
             "-m",
-            "agents.evaluate",
+            "agents.evaluation.evaluate",
             "--games",
             "20",
             "--json",

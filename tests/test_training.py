@@ -174,7 +174,7 @@ def test_maskable_ppo_learns_to_beat_random() -> None:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import PolicyAgent, RandomAgent
-    from agents.tournament import play_games, summarise
+    from agents.evaluation.matches import play_games, summarise
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     torch.set_num_threads(1)

@@ -1,6 +1,6 @@
 """Trust at every boundary (issue 20): files from strangers, command lines, and a few core and env calls.
 
-- Bot files (``agents.bot``): every way a ``.npz`` can be wrong is an ArgumentError naming the file,
+- Bot files (``agents.players.bot``): every way a ``.npz`` can be wrong is an ArgumentError naming the file,
   at load, before any array is allocated, and nothing in it is unpickled.
 - Card files (``aos_env.core.cards``): every integer bounded so that the engine's sums fit their dtypes.
 - OpenSpiel (``aos_env.integrations.openspiel``): a serialized state is text, replayed; a pickle in it runs nothing.
@@ -27,8 +27,9 @@ import numpy as np
 import pytest
 
 from agents import BotAgent, act_on_state, make_agent
-from agents import leaderboard as lb
-from agents.bot import MAX_LAYERS, SHIPPED
+from agents.evaluation import leaderboard as lb
+from agents.files.bot_file import MAX_LAYERS
+from agents.players.bot import SHIPPED
 from aos_env import core
 from aos_env.base.checks import ArgumentError
 from aos_env.core import cards as cards_mod
@@ -307,10 +308,10 @@ def test_forged_headers_of_other_kinds(tmp_path: Path) -> None:
 
 
 def test_arrays_below_the_limit_each_but_above_it_together(tmp_path: Path, monkeypatch) -> None:
-    import agents.bot
+    import agents.files.bot_file
 
     path = write_bot(tmp_path / "b.npz")  # pi_w0 and vf_w0 hold 19,296 bytes each
-    monkeypatch.setattr(agents.bot, "MAX_BOT_BYTES", 30_000)
+    monkeypatch.setattr(agents.files.bot_file, "MAX_BOT_BYTES", 30_000)
     refused(path, "its arrays would take.*MAX_BOT_BYTES")
 
 
@@ -357,7 +358,7 @@ def _fake_model(nan: bool = False):
 
 
 def test_export_writes_atomically_and_never_a_file_the_loader_refuses(tmp_path: Path, monkeypatch) -> None:
-    from agents import export as ex
+    from agents.files import export as ex
 
     out = ex.export(_fake_model(), tmp_path / "bot.npz", num_players=2)
     assert BotAgent(out).nets[2].obs_version == core.OBS_VERSION
@@ -372,19 +373,22 @@ def test_export_writes_atomically_and_never_a_file_the_loader_refuses(tmp_path: 
             big.policy.value_net.weight.fill_(1e6)
         ex.export(big, out, num_players=2, dtype=np.float16)
 
-    def full_disk(path, **arrays):
-        Path(path).write_bytes(b"PK\x03\x04 half a file")
+    write_bytes = Path.write_bytes
+
+    def full_disk(path: Path, data: bytes) -> int:  # the disk fills half way through the bot file
+        write_bytes(path, data[: len(data) // 2])
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(ex.np, "savez_compressed", full_disk)
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
     with pytest.raises(OSError, match="No space"):
         ex.export(_fake_model(), out, num_players=2)
+    monkeypatch.undo()
     assert out.read_bytes() == before, "the previous bot file is whole"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bot.npz"], "no temporary file is left"
 
 
 def test_export_refuses_to_write_over_its_model(tmp_path: Path) -> None:
-    from agents import export as ex
+    from agents.files import export as ex
 
     model = tmp_path / "model.npz"
     model.write_bytes(b"a model")
@@ -592,15 +596,17 @@ def usage_error(result: subprocess.CompletedProcess, *patterns: str) -> None:
 )
 def test_evaluate_outputs_and_sizes_are_usage_errors(tmp_path: Path, argv: list[str], patterns: list[str]) -> None:
     usage_error(
-        run("-m", "agents.evaluate", "random", "random", "--games", "2", "--no-progress", *argv, cwd=tmp_path),
+        run(
+            "-m", "agents.evaluation.evaluate", "random", "random", "--games", "2", "--no-progress", *argv, cwd=tmp_path
+        ),
         *patterns,
     )
     assert list(tmp_path.iterdir()) == [], "nothing is written"
 
 
 def evaluate_usage_error(capsys, argv: list[str], *patterns: str) -> None:
-    """``agents.evaluate`` in this process: a usage error (exit status 2) matching every pattern."""
-    from agents import evaluate
+    """``agents.evaluation.evaluate`` in this process: a usage error (exit status 2) matching every pattern."""
+    from agents.evaluation import evaluate
 
     with pytest.raises(SystemExit) as e:
         evaluate.main(["--no-progress", *argv])
@@ -615,7 +621,7 @@ def test_evaluate_refuses_an_output_that_is_an_input(tmp_path: Path, capsys) -> 
     shutil.copy(SHIPPED[2], bot)
     before = bot.read_bytes()
     usage_error(
-        run("-m", "agents.evaluate", "random", str(bot), "--json", str(bot), "--no-progress", cwd=tmp_path),
+        run("-m", "agents.evaluation.evaluate", "random", str(bot), "--json", str(bot), "--no-progress", cwd=tmp_path),
         "--json",
         "agent file",
     )
@@ -649,7 +655,7 @@ def test_evaluate_refuses_a_bot_file_that_does_not_fit(tmp_path: Path) -> None:
     bot = tmp_path / "cut.npz"
     bot.write_bytes(SHIPPED[2].read_bytes()[:5000])
     usage_error(
-        run("-m", "agents.evaluate", "random", str(bot), "--no-progress", cwd=tmp_path),
+        run("-m", "agents.evaluation.evaluate", "random", str(bot), "--no-progress", cwd=tmp_path),
         "cut.npz",
         "not a bot file|truncated",
     )
@@ -657,7 +663,7 @@ def test_evaluate_refuses_a_bot_file_that_does_not_fit(tmp_path: Path) -> None:
 
 
 def test_evaluate_refuses_a_broken_leaderboard(tmp_path: Path, capsys) -> None:
-    from agents import evaluate
+    from agents.evaluation import evaluate
 
     board = tmp_path / "board.json"
     for broken in (
@@ -708,7 +714,7 @@ def test_the_leaderboard_is_written_whole_or_not_at_all(tmp_path: Path, monkeypa
 
 
 def test_evaluate_writes_its_json_atomically(tmp_path: Path, monkeypatch) -> None:
-    from agents import evaluate
+    from agents.evaluation import evaluate
 
     out = tmp_path / "t.json"
     out.write_text("previous")
@@ -725,13 +731,17 @@ def test_evaluate_writes_its_json_atomically(tmp_path: Path, monkeypatch) -> Non
     assert out.read_text() == "previous" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
 
-def test_python_m_agents_tournament_is_the_evaluate_command(tmp_path: Path) -> None:
-    helped = run("-m", "agents.tournament", "--help", cwd=tmp_path)
-    assert helped.returncode == 0 and "python -m agents.tournament" in helped.stdout and "--games" in helped.stdout
-    usage_error(run("-m", "agents.tournament", cwd=tmp_path), "agents")
+def test_python_m_agents_evaluation_evaluate_is_the_tournament_command(tmp_path: Path) -> None:
+    helped = run("-m", "agents.evaluation.evaluate", "--help", cwd=tmp_path)
+    assert (
+        helped.returncode == 0
+        and "python -m agents.evaluation.evaluate" in helped.stdout
+        and "--games" in helped.stdout
+    )
+    usage_error(run("-m", "agents.evaluation.evaluate", cwd=tmp_path), "agents")
     played = run(
         "-m",
-        "agents.tournament",
+        "agents.evaluation.evaluate",
         "random",
         "random",
         "--games",

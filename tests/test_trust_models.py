@@ -1,6 +1,6 @@
 """Trust at every boundary (issue 20), for saved models and the training command.
 
-- A model ``.zip`` that is played (``make_agent``, ``PolicyAgent``, ``agents.export``, the opponents
+- A model ``.zip`` that is played (``make_agent``, ``PolicyAgent``, ``agents.files.export``, the opponents
   and baselines of ``train.py``) is read without unpickling: a pickle payload in its ``data`` member,
   or in place of its weights, runs nothing, and a file that does not fit is refused by name.
 - ``train.py`` loses nothing: a run folder is never written over without ``--overwrite``; SIGINT
@@ -28,9 +28,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import PolicyAgent, make_agent, model_file
-from agents import export as export_module
-from agents.model_file import MEMBER, load_policy, save_model
+from agents import PolicyAgent, make_agent
+from agents.files import export as export_module
+from agents.files import model_file
+from agents.files.model_file import MEMBER, load_policy, save_model
 from aos_env import core
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -726,7 +727,7 @@ def test_resume_help_says_what_it_trusts() -> None:
 
 
 def test_an_input_inside_the_runs_own_folder_is_refused(capsys, tmp_path: Path, tiny) -> None:
-    from agents.bot import SHIPPED
+    from agents.players.bot import SHIPPED
 
     run = tmp_path / "runs" / "r"
     (run / "checkpoints").mkdir(parents=True)
@@ -810,7 +811,7 @@ def truncated_copy(src: Path, dst: Path) -> Path:
 
 
 def test_a_broken_opponent_file_is_a_usage_error(capsys, tmp_path: Path, tiny) -> None:
-    from agents.bot import SHIPPED
+    from agents.players.bot import SHIPPED
 
     parser = train.build_parser()
     out = ["--out", str(tmp_path / "runs")]
@@ -870,7 +871,7 @@ def test_batch_size_is_at_most_the_rollout(capsys, tmp_path: Path) -> None:
     ],
 )
 def test_train_py_bad_flags_exit_2_without_a_traceback(tmp_path: Path, argv, option) -> None:
-    from agents.bot import SHIPPED
+    from agents.players.bot import SHIPPED
 
     if argv == ["--out", "/proc"] and not Path("/proc/self").is_dir():
         pytest.skip("no /proc here")

@@ -86,7 +86,7 @@ class TrainConfig:
         4_000_000,
         IntKind(1),
         "learner decisions to train for, at least 1 (with --resume: this many more); "
-        "to evaluate a saved model without training, use python -m agents.evaluate",
+        "to evaluate a saved model without training, use python -m agents.evaluation.evaluate",
         _RUN,
     )
     num_envs: int | None = setting(
@@ -340,8 +340,8 @@ def games_option(config: TrainConfig) -> str:
 
 
 def _check_net_arch_size(c: TrainConfig) -> None:
-    """Networks that a model file can hold (``model_file.MAX_PARAMETERS``)."""
-    from agents.model_file import MAX_PARAMETERS, parameter_count
+    """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
+    from agents.files.model_file import MAX_PARAMETERS, parameter_count
 
     params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
     if params > MAX_PARAMETERS:

@@ -72,7 +72,7 @@ def newest_model(run_dir: Path) -> Path | None:
     ``checkpoints/model_<steps>.zip`` (model.zip on a tie: it is saved after the checkpoint of the
     same step). model.zip's steps are read from SB3's ``data`` member as plain JSON (nothing is
     unpickled); if they cannot be read, the checkpoints come first."""
-    from agents.model_file import saved_timesteps
+    from agents.files.sb3_file import saved_timesteps
 
     found: list[tuple[int, int, Path]] = []
     model = run_dir / MODEL_FILE
@@ -124,7 +124,8 @@ def check_run_folder(config: TrainConfig) -> Path | None:
     """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
     over by accident; --resume needs a model to continue. Returns the model that an sb3 run
     resumes from (None for a new run, or rllib's, which resumes from its checkpoint folder)."""
-    from agents.model_file import check_sb3_model_file, read_meta
+    from agents.files.model_file import read_meta
+    from agents.files.sb3_file import check_sb3_model_file
 
     run_dir = config.run_dir
     if config.resume and config.overwrite:
@@ -244,7 +245,7 @@ class Run:
         intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
         them, and a win rate per seat could then not exceed 50%.)"""
         from agents import make_agent
-        from agents.matches import play_games, summarise
+        from agents.evaluation.matches import play_games, summarise
 
         c, out = self.config, {}
         others = c.players - 1

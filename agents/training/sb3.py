@@ -1,7 +1,7 @@
 """The SB3 trainer: sb3-contrib's MaskablePPO on the SB3 adapter of the batched env, in this process
 (``train.py --backend sb3``, the default).
 
-Every model (``model.zip``, the checkpoints) is written by ``agents.model_file.save_model``:
+Every model (``model.zip``, the checkpoints) is written by ``agents.files.model_file.save_model``:
 atomically, with the JSON member that lets agents read it without unpickling.
 """
 
@@ -30,7 +30,8 @@ def train_sb3(
     summary. ``resume_from``: the model ``--resume`` continues (``prepare`` finds it); ``stop``:
     the run's :class:`StopSignal`."""
     from agents import PolicyAgent
-    from agents.model_file import save_model, saved_timesteps
+    from agents.files.model_file import save_model
+    from agents.files.sb3_file import saved_timesteps
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     c = config
@@ -88,7 +89,7 @@ def train_sb3(
             verbose=0,
         )
         if c.init is not None:
-            from agents.export import warm_start
+            from agents.files.export import warm_start
 
             warm_start(model.policy, c.init)
     (run.dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
@@ -193,7 +194,7 @@ class _Callback(BaseCallback):
         self.pool.set_weights(change.weights)
 
     def _on_step(self) -> bool:
-        from agents.model_file import save_model
+        from agents.files.model_file import save_model
 
         c, t = self.config, self.ppo.num_timesteps
         started = time.time()

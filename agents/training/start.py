@@ -78,7 +78,7 @@ def prepare(config: TrainConfig) -> Prepared:
     resume_from = check_run_folder(c)
     if c.init is not None:
         _check_init(c)
-    from agents.model_file import check_device
+    from agents.files.model_file import check_device
 
     try:
         check_device("--device", c.device)
@@ -101,7 +101,7 @@ def prepare(config: TrainConfig) -> Prepared:
 def _check_train_memory(c: TrainConfig) -> None:
     """Networks that fit in memory while training: weights, gradients, Adam's state, the frozen
     copies and the activations."""
-    from agents.model_file import parameter_count
+    from agents.files.model_file import parameter_count
 
     params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
     copies = c.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
@@ -131,7 +131,7 @@ def _load_error(e: Exception, spec: str | None = None) -> str:
 
 def _check_init(c: TrainConfig) -> None:
     """--init: a bot file outside the run's folder, whose hidden layers are --net-arch."""
-    from agents.bot import BotNet
+    from agents.players.bot import BotNet
 
     check_not_in_run("--init", c.init, c.run_dir)
     try:

@@ -29,10 +29,10 @@ class Opponent(Protocol):
 ENTRY_POINTS: dict[str, str] = {
     "make_agent": "agents.registry:make_agent",  # spec -> agent
     "spec_help": "agents.registry:SPEC_HELP",  # the specs in a sentence, for --help
-    "act_on_env": "agents.base:act_on_env",  # agent, AEC env -> the action of the player to move
-    "bot_agent": "agents.bot:BotAgent",  # the numpy bot class (reads a bot file)
-    "bot_format": "agents.bot:FORMAT",  # the bot file format's name
-    "bot_format_version": "agents.bot:FORMAT_VERSION",  # and its version
+    "act_on_env": "agents.players.base:act_on_env",  # agent, AEC env -> the action of the player to move
+    "bot_agent": "agents.players.bot:BotAgent",  # the numpy bot class (reads a bot file)
+    "bot_meta": "agents.files.bot_file:bot_meta",  # num_players, activation, info -> a bot file's meta
+    "bot_file_bytes": "agents.files.bot_file:bot_file_bytes",  # meta, arrays -> a bot file's bytes
 }
 _loaded: dict[str, Any] = {}
 

@@ -335,7 +335,7 @@ _PHASES_OF_VERSION = {2: OBS_PHASES.index(Phase.GAME_OVER) + 1, OBS_VERSION: len
 #: A decision that an older version does not have, shown to it as the decision it knew in its
 #: place: a Homunculus flip was, before version 3, one more Research flip (not declinable).
 #: Nightmare's question has no counterpart: a player of an older version always takes the
-#: effect (``agents.bot`` answers YES for it).
+#: effect (``agents.players.bot`` answers YES for it).
 SHOWN_AS = {Phase.HOMUNCULUS_FLIP: Phase.RESEARCH_FLIP}
 
 

@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         default=[],
         metavar="MODULE",
-        help="modules whose warm() compiles more kernels into the same cache (e.g. agents._greedy_kernel)",
+        help="modules whose warm() compiles more kernels into the same cache (e.g. agents.players.greedy)",
     )
     p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     args = p.parse_args(argv)

@@ -16,7 +16,7 @@ rllib`` drives it.
   reading ``obs["observations"]`` and setting the logits of illegal actions (``obs["action_mask"]
   == 0``) to the lowest float, in sampling and in training, so a masked policy never picks one.
 - :func:`bot_arrays` / :func:`save_bot`: the module's weights in the bot format of
-  ``agents.bot`` (``make_agent("runs/<name>/bot.npz")`` plays it with numpy, no Ray or torch);
+  ``agents.players.bot`` (``make_agent("runs/<name>/bot.npz")`` plays it with numpy, no Ray or torch);
   :func:`bot_agent` builds that agent in memory.
 - :func:`update_opponents` runs on every env runner (``env_runner_group.foreach_env_runner``)
   and changes the opponent pool of its env: self-play snapshots are broadcast as bot weights
@@ -25,7 +25,6 @@ rllib`` drives it.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
@@ -215,7 +214,7 @@ _NETWORKS = (
 
 def bot_arrays(state: Mapping[str, Any], need_value: bool = True) -> dict[str, np.ndarray]:
     """The policy (and value) network of a :class:`MaskedPPOTorchRLModule` state dict (numpy arrays
-    or tensors, as ``learner_group.get_weights()`` gives them) as ``agents.bot`` arrays:
+    or tensors, as ``learner_group.get_weights()`` gives them) as ``agents.players.bot`` arrays:
     ``pi_w0, pi_b0, ...`` (weights as (in, out)), ``vf_w0, ...``. ``need_value=False`` allows
     an inference-only state (no value network)."""
     out: dict[str, np.ndarray] = {}
@@ -245,21 +244,9 @@ def _numpy(x: Any) -> np.ndarray:
 
 
 def bot_bytes(arrays: Mapping[str, np.ndarray], num_players: int, info: dict | None = None) -> bytes:
-    """A bot file (``agents.bot``'s format) as bytes."""
-    FORMAT, FORMAT_VERSION = registry.load("bot_format"), registry.load("bot_format_version")
-
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "obs_version": core.OBS_VERSION,
-        "obs_dim": core.OBS_DIM,
-        "num_players": int(num_players),
-        "activation": ACTIVATION,
-        "info": info or {},
-    }
-    buf = io.BytesIO()
-    np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
-    return buf.getvalue()
+    """A bot file as bytes, written by the one module that writes bot files (``agents.files.bot_file``)."""
+    meta = registry.load("bot_meta")(int(num_players), ACTIVATION, info)
+    return registry.load("bot_file_bytes")(meta, dict(arrays))
 
 
 def save_bot(arrays: Mapping[str, np.ndarray], path, num_players: int, info: dict | None = None) -> Path:

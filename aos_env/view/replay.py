@@ -35,7 +35,7 @@ refuses an existing file unless ``--overwrite`` is given, and never writes over
 the replay it reads.
 
 Replays are written by the AEC env (``raw_env(record_replay=True)``, then
-``env.unwrapped.save_replay(path)``), by ``python -m agents.evaluate --replays DIR``
+``env.unwrapped.save_replay(path)``), by ``python -m agents.evaluation.evaluate --replays DIR``
 and by ``python -m aos_env.apps.play``.
 """
 
@@ -646,9 +646,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m aos_env.view.replay",
         description="Show a replay file: each action in words, the table step by step, or an HTML page.",
-        epilog="Replays come from aos_env.apps.play, from 'python -m agents.evaluate --replays DIR' and from the "
-        "AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)). A replay file is data: "
-        "it is checked field by field, and the card file it names is never opened (give --card-file to use one).",
+        epilog="Replays come from aos_env.apps.play, from 'python -m agents.evaluation.evaluate --replays DIR' "
+        "and from the AEC env (raw_env(record_replay=True), then env.unwrapped.save_replay(path)). "
+        "A replay file is data: it is checked field by field, and the card file it names is never opened "
+        "(give --card-file to use one).",
     )
     p.add_argument("file", type=Path, help="the replay file (JSON)")
     mode = p.add_mutually_exclusive_group()

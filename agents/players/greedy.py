@@ -30,7 +30,7 @@ the AEC env and on a batch. Its heuristics:
 
 The worths that depend only on the card set (spirit values, the actions' base worth) are
 computed here once, with numpy; the scoring of a position is compiled (numba, cached on disk
-like the engine): ``agents/_greedy_kernel.py`` has each phase's scoring in one function.
+like the engine): ``agents/players/_greedy_kernel.py`` has each phase's scoring in one function.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from aos_env import core
 from aos_env.base.checks import fail
 from aos_env.core.cards import ACTIONS, BONUS_FIELDS, DEFAULT, CardSet
 
-from ._greedy_kernel import greedy_actions, greedy_tables
+from ._greedy_base import greedy_tables
+from ._greedy_kernel import greedy_actions
 from .base import BaseAgent
 
 # worth of one unit of each plain bonus, in VP, over the rest of a game
@@ -120,3 +121,12 @@ class GreedyAgent(BaseAgent):
         out = np.empty(obs.shape[0], dtype=np.int64)
         greedy_actions(np.ascontiguousarray(obs), np.ascontiguousarray(mask), self._tables, out)
         return out
+
+
+def warm() -> None:
+    """Compile (or load) the greedy kernel by letting greedy play a few games in one batch, through
+    the tournament loop (``python -m aos_env.core.prebuild OUT --also agents.players.greedy``, what
+    ``pip install`` runs)."""
+    from ..evaluation.matches import play_games
+
+    play_games([GreedyAgent(seed=0), GreedyAgent(seed=1)], 2, 4, seed=0, batch_size=4)

@@ -1,8 +1,8 @@
 """A leaderboard across tournaments: pairwise results pooled over runs, Elo ratings with 95% CIs.
 
-    python -m agents.evaluate --players 2 --games 1000 bot greedy mc --leaderboard runs/leaderboard.json
+    python -m agents.evaluation.evaluate --players 2 --games 1000 bot greedy mc --leaderboard runs/leaderboard.json
 
-Each run of ``agents.evaluate`` with ``--leaderboard FILE`` adds its pairwise wins (per agent spec,
+Each run of ``agents.evaluation.evaluate`` with ``--leaderboard FILE`` adds its pairwise wins (per agent spec,
 per table size) to ``FILE`` (JSON) and rewrites ``FILE`` with ``.md`` for ``.json``: one table per
 player count, agents ranked by Elo. Ratings are Bradley-Terry strengths on every pair's wins (a
 truncated game counts for neither), shown on the Elo scale with the mean at 1500; the 95% interval
@@ -144,7 +144,7 @@ def markdown(board: dict) -> str:
         "# Leaderboard",
         "",
         "Elo ratings (Bradley-Terry on pairwise wins, mean 1500) with 95% bootstrap intervals, pooled over "
-        f"{len(board['runs'])} tournament runs of `python -m agents.evaluate --leaderboard`. Games counts "
+        f"{len(board['runs'])} tournament runs of `python -m agents.evaluation.evaluate --leaderboard`. Games counts "
         "the decided games between rated agents (a truncated game counts for neither).",
     ]
     for P in sorted(board["tables"], key=int):

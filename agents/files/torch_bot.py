@@ -1,8 +1,8 @@
 """Your own torch policy as a bot file: ``torch_to_bot(module, path, num_players=2)``.
 
 A bot file (docs/api.md, "The bot file format") holds a feed-forward policy as plain arrays and
-plays with numpy alone (``agents.bot.BotAgent``): ``make_agent("my_bot.npz")``, and so in
-``python -m agents.evaluate``, the leaderboard, ``aos_env.apps.play`` and as an env's opponent. This
+plays with numpy alone (``agents.players.bot.BotAgent``): ``make_agent("my_bot.npz")``, and so in
+``python -m agents.evaluation.evaluate``, the leaderboard, ``aos_env.apps.play`` and as an env's opponent. This
 module writes one from a plain torch MLP: an ``nn.Sequential`` of ``nn.Linear`` layers with one
 kind of activation (``nn.Tanh`` or ``nn.ReLU``) between them, mapping the observation
 (``core.OBS_DIM`` floats) to the 44 action logits, and optionally a value network of the same
@@ -14,7 +14,6 @@ form mapping it to one number. Needs torch (the ``train`` extra); playing the fi
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +21,12 @@ import numpy as np
 
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_int, check_output_file, fail
-from aos_env.base.files import atomic_path
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
-from .bot import FORMAT, FORMAT_VERSION
+from .bot_file import BOT_SUFFIX, bot_meta, check_info, write_bot_file
 
-#: torch activation classes by the name the bot format records (agents.bot plays these two).
+#: torch activation classes by the name the bot format records (agents.players.bot plays these two).
 ACTIVATION_NAMES = {"Tanh": "tanh", "ReLU": "relu"}
-BOT_SUFFIX = ".npz"
 
 
 def _layers(name: str, module: Any, outputs: int) -> tuple[list[np.ndarray], list[np.ndarray], str | None]:
@@ -80,18 +77,6 @@ def _layers(name: str, module: Any, outputs: int) -> tuple[list[np.ndarray], lis
     return weights, biases, next(iter(acts), None)
 
 
-def _check_info(info: Any) -> dict:
-    if info is None:
-        return {}
-    if not isinstance(info, dict):
-        raise fail("info", "None or a dict of JSON values (kept in the file's meta)", info)
-    try:
-        json.dumps(info)
-    except (TypeError, ValueError) as e:
-        raise ArgumentError(f"info must hold JSON values only (strings, numbers, lists, dicts): {e}") from None
-    return info
-
-
 def torch_to_bot(module: Any, path, *, num_players: int, value: Any = None, info: dict | None = None) -> Path:
     """Write the torch policy ``module`` (and the value network ``value``, if given) to the bot
     file ``path`` (.npz), atomically; returns the path.
@@ -108,7 +93,7 @@ def torch_to_bot(module: Any, path, *, num_players: int, value: Any = None, info
     out = check_output_file("path", path)
     if out.suffix.lower() != BOT_SUFFIX:
         raise ArgumentError(f"path must end in {BOT_SUFFIX} (a bot file), got {str(path)!r}")
-    info = _check_info(info)
+    info = check_info(info)
     pi_w, pi_b, act = _layers("module", module, core.NUM_ACTIONS)
     arrays = {**{f"pi_w{i}": w for i, w in enumerate(pi_w)}, **{f"pi_b{i}": b for i, b in enumerate(pi_b)}}
     if value is not None:
@@ -118,15 +103,5 @@ def torch_to_bot(module: Any, path, *, num_players: int, value: Any = None, info
         act = act or vf_act
         arrays.update({f"vf_w{i}": w for i, w in enumerate(vf_w)})
         arrays.update({f"vf_b{i}": b for i, b in enumerate(vf_b)})
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "obs_version": core.OBS_VERSION,
-        "obs_dim": core.OBS_DIM,
-        "num_players": num_players,
-        "activation": act or "tanh",  # no hidden layer: never applied
-        "info": info,
-    }
-    with atomic_path(out) as tmp:
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
-    return out
+    meta = bot_meta(num_players, act or "tanh", info)  # no hidden layer: the activation is never applied
+    return write_bot_file(out, meta, arrays)

@@ -6,7 +6,7 @@
 Needs the ``train`` extra (torch, sb3-contrib). By default it plays the most
 likely legal action; ``deterministic=False`` samples from the policy instead.
 
-A model file is read by ``agents.model_file.load_policy``, which runs no code from the file: it
+A model file is read by ``agents.files.model_file.load_policy``, which runs no code from the file: it
 takes the architecture from the plain-JSON member that ``train.py`` writes and the weights with
 ``torch.load(weights_only=True)``, and never opens the pickled ``data`` member that SB3's own
 loader unpickles. The file must be a model of this env (``core.OBS_DIM`` numbers in, one of
@@ -24,14 +24,14 @@ import numpy as np
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_bool, fail
 
+from ..files.model_file import check_device, check_spaces, load_policy
+from ..files.sb3_file import check_sb3_model_file
 from .base import BaseAgent
-from .model_file import SB3_MEMBERS as MODEL_MEMBERS  # noqa: F401  (the members SB3's loader needs)
-from .model_file import check_device, check_sb3_model_file, check_spaces, load_policy
 
 
 def check_model_file(path) -> Path:
     """The path of a model SB3's own loader can continue (``train.py --resume``): see
-    ``agents.model_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
+    ``agents.files.sb3_file.check_sb3_model_file``. Playing a model needs more: ``load_policy``."""
     return check_sb3_model_file(path)
 
 
@@ -49,7 +49,7 @@ class PolicyAgent(BaseAgent):
         super().__init__(seed)
         if path is not None:
             device = check_device("device", device)
-            policy = load_policy(path, device=device)  # no code from the file: see agents.model_file
+            policy = load_policy(path, device=device)  # no code from the file: see agents.files.model_file
             self.name = str(path)
             self.num_players = policy.aos_meta["num_players"]  # the game size it was trained for
         else:

@@ -5,8 +5,7 @@ one call, for the actions of all games where one of its seats must choose.
 ``summarise`` turns the outcomes into win rates with 95% confidence
 intervals, a head-to-head table and Elo-style ratings.
 
-The command that runs a tournament is ``python -m agents.evaluate`` (``agents.tournament`` is the
-same command and re-exports this module's names).
+The command that runs a tournament is ``python -m agents.evaluation.evaluate``.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from aos_env import core
 from aos_env.base.checks import check_batch_memory, check_int, check_seeds, fail
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 
-from .base import act_on_state
+from ..players.base import act_on_state
 
 #: Memory of one game's entry in Results (lineup, scores, winner, turns, seed; 4 players), and
 #: the lineup being built.
@@ -162,7 +161,7 @@ def replays_of(res: Results, specs: dict[str, str] | None = None) -> list:
     for g, actions in enumerate(res.actions):
         players = [specs.get(res.names[a], res.names[a]) for a in res.lineups[g]]
         replay = Replay.start(
-            int(res.seeds[g]), res.lineups.shape[1], res.max_turns, players=players, source="agents.evaluate"
+            int(res.seeds[g]), res.lineups.shape[1], res.max_turns, players=players, source="agents.evaluation.evaluate"
         )
         replay.actions = list(actions)
         replay.result = {

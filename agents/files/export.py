@@ -1,10 +1,10 @@
-"""Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.bot``).
+"""Export a model saved by ``train.py`` as a numpy-only bot file (see ``agents.players.bot``).
 
-    python -m agents.export runs/default/model.zip bot.npz --players 2
-    python -m agents.export agents/data/bot_2p.npz bot_3p.npz --players 3   # a bot file for another table size
+    python -m agents.files.export runs/default/model.zip bot.npz --players 2
+    python -m agents.files.export agents/data/bot_2p.npz bot_3p.npz --players 3   # a bot file for another table size
 
 Needs the ``train`` extra (torch, sb3-contrib) to read the model; the bot file then plays with
-numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.model_file.load_policy``,
+numpy alone: ``make_agent("bot.npz")``. The model is read by ``agents.files.model_file.load_policy``,
 which runs no code from the file (safe for a model from someone else); ``--players`` defaults to
 the game size the model file records.
 """
@@ -21,17 +21,17 @@ import numpy as np
 
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_file, check_int, check_output_file
-from aos_env.base.files import atomic_path, same_file
+from aos_env.base.files import same_file
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
-from .bot import _ACTIVATIONS, FORMAT, FORMAT_VERSION
+from .bot_file import ACTIVATIONS, bot_meta, read_bot_file, read_networks, write_bot_file
 
 
 def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
     """Write the policy and value networks of a MaskablePPO ``model`` (a live model, its policy, or
     a path to a .zip saved by train.py) to a bot file ``out``. ``num_players``: the game size it was
     trained for; ``info``: anything to keep with it (the training command, its results). A path is
-    read by ``agents.model_file.load_policy``, which runs no code from the file."""
+    read by ``agents.files.model_file.load_policy``, which runs no code from the file."""
     import torch.nn as nn
 
     out = _bot_path(out)
@@ -40,8 +40,8 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     pol = _policy(model)
     acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
     acts.discard("MlpExtractor")
-    if len(acts) != 1 or next(iter(acts)).lower() not in _ACTIVATIONS:
-        raise ArgumentError(f"export: the networks must use one activation of {', '.join(_ACTIVATIONS)}, found {acts}")
+    if len(acts) != 1 or next(iter(acts)).lower() not in ACTIVATIONS:
+        raise ArgumentError(f"export: the networks must use one activation of {', '.join(ACTIVATIONS)}, found {acts}")
     arrays: dict[str, np.ndarray] = {}
     for prefix, body, head in (
         ("pi", pol.mlp_extractor.policy_net, pol.action_net),
@@ -56,18 +56,7 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     if bad:  # the loader refuses such a file: write none (float16 turns weights above 65504 into inf)
         hint = "; float16 holds at most 65504: try without --float16" if np.dtype(dtype) == np.float16 else ""
         raise ArgumentError(f"export: {bad[0]} holds NaN or infinite weights{hint}")
-    meta = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "obs_version": core.OBS_VERSION,
-        "obs_dim": core.OBS_DIM,
-        "num_players": int(num_players),
-        "activation": next(iter(acts)).lower(),
-        "info": info or {},
-    }
-    with atomic_path(out) as tmp:  # a crash or a full disk leaves a previous bot file whole; tmp ends in .npz
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
-    return out
+    return write_bot_file(out, bot_meta(int(num_players), next(iter(acts)).lower(), info), arrays)
 
 
 def retarget(bot, out, num_players: int, info: dict | None = None) -> Path:
@@ -75,20 +64,16 @@ def retarget(bot, out, num_players: int, info: dict | None = None) -> Path:
     (the observation has the same layout at every table size), its meta saying the new size, and
     its info recording where it came from (``retargeted_from``: the file's name, its table size and
     its info) beside ``info``. The file is checked as ``make_agent`` checks it; nothing is unpickled."""
-    from .bot import BotAgent, read_bot_file
-
     num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
     out = _bot_path(out)
     src = check_file("bot", bot)
     if same_file(src, out):
         raise ArgumentError(f"out {str(out)!r} is the bot file itself: give another path")
-    BotAgent(src)  # the whole file checked: format, versions, shapes, finite weights
+    read_networks(src, str(src))  # the whole file checked: format, versions, shapes, finite weights
     meta, arrays = read_bot_file(src, str(src))
     before = {"file": src.name, "num_players": meta["num_players"], "info": meta.get("info", {})}
     meta = {**meta, "num_players": num_players, "info": {**(info or {}), "retargeted_from": before}}
-    with atomic_path(out) as tmp:
-        np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
-    return out
+    return write_bot_file(out, meta, arrays)
 
 
 def _bot_path(out) -> Path:
@@ -134,28 +119,28 @@ def warm_start(policy, bot) -> dict:
 
     from aos_env.core.obs_layout import to_version
 
-    from .bot import BotNet
-
-    net = BotNet(bot)
+    net = read_networks(check_file("bot", bot), f"bot {str(bot)!r}")
     if net.value is None:
         raise ArgumentError(f"init: bot {str(bot)!r} has no value network to start from")
     layers = _linears(policy)
     widen = to_version(np.eye(core.OBS_DIM, dtype=np.float32), net.obs_version)  # (OBS_DIM, the bot's dim)
-    act = {type(m).__name__.lower() for m in policy.mlp_extractor.modules()} & set(_ACTIVATIONS)
+    act = {type(m).__name__.lower() for m in policy.mlp_extractor.modules()} & set(ACTIVATIONS)
     if act != {net.meta["activation"]}:
         raise ArgumentError(f"init: bot {str(bot)!r} uses {net.meta['activation']}, the model {', '.join(act) or '?'}")
-    for prefix, mlp in (("pi", net.policy), ("vf", net.value)):
-        weights = [widen @ mlp.weights[0]] + mlp.weights[1:]
+    for prefix, (bot_weights, biases) in (("pi", net.policy), ("vf", net.value)):
+        weights = [widen @ bot_weights[0].astype(np.float32)] + bot_weights[1:]
         want = [tuple(lin.weight.shape[::-1]) for lin in layers[prefix]]
         if [w.shape for w in weights] != want:
             raise ArgumentError(
-                f"init: bot {str(bot)!r} has layers {[w.shape for w in mlp.weights]}, the model "
+                f"init: bot {str(bot)!r} has layers {[w.shape for w in bot_weights]}, the model "
                 f"{want}: give --net-arch the bot's hidden sizes"
             )
         with torch.no_grad():
-            for lin, w, b in zip(layers[prefix], weights, mlp.biases):
-                lin.weight.copy_(torch.from_numpy(np.array(w.T)))
-                lin.bias.copy_(torch.from_numpy(np.array(b)))  # a copy: the bot's arrays are read-only
+            for lin, w, b in zip(layers[prefix], weights, biases):
+                lin.weight.copy_(torch.from_numpy(np.array(w.T, dtype=np.float32)))
+                lin.bias.copy_(
+                    torch.from_numpy(np.array(b, dtype=np.float32))
+                )  # a copy: the bot's arrays are read-only
     return net.meta
 
 
@@ -182,7 +167,7 @@ def run_info(model: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m agents.export",
+        prog="python -m agents.files.export",
         description="Write the policy and value networks of a model saved by train.py to a numpy-only "
         "bot file (.npz); or write a bot file again for another table size.",
     )
@@ -238,6 +223,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
-
-from .torch_bot import torch_to_bot  # noqa: E402,F401  (a plain torch MLP as a bot file: agents.export.torch_to_bot)

@@ -1,29 +1,24 @@
-"""BotAgent: a policy trained by ``train.py`` that plays with numpy alone (no torch).
+"""The bot file: a trained policy as plain arrays in an ``.npz``, read and written here only.
 
-    from agents import make_agent
-    bot = make_agent("bot")                    # the shipped bot, for 2, 3 or 4 players
-    bot = make_agent("runs/x/bot.npz")         # a policy exported with `python -m agents.export`
-    actions = bot.act(obs, mask)
+A bot file holds a feed-forward policy network (and optionally its value network) that plays with
+numpy alone (``agents.players.bot.BotAgent``, ``make_agent("bot.npz")``). Its members:
 
-A bot file is an ``.npz`` holding the policy network of a MaskablePPO model (and its value
-network, which search agents can use to value positions) as plain arrays, with the observation
-version and the player count it was trained for. ``python -m agents.export MODEL.zip OUT.npz``
-writes one from a saved model (that needs the ``train`` extra); playing needs only numpy.
+- ``meta.npy``: one JSON text (``bot_meta``): ``format`` (``FORMAT``), ``format_version``,
+  ``obs_version`` and ``obs_dim`` (the observation it reads), ``num_players`` (the table size it was
+  trained for), ``activation`` (``tanh`` or ``relu``, between every two layers) and ``info``
+  (anything its writer keeps: the training run, a note).
+- ``pi_w0.npy, pi_b0.npy, ...``: the policy's layers, input first, weights as (in, out), float16
+  or float32; ``vf_w0.npy, ...``: the value network's, if it has one.
 
-The shipped bot lives in ``agents/data/bot_{2,3,4}p.npz``: ``make_agent("bot")`` loads all of them
-and plays each observation with the network of its game's player count. The previous shipped
-bot, trained on observation version 2, is ``make_agent("bot-v2")`` (``agents/data/bot_v2_{2,3,4}p.npz``).
-
-**Bots of an older observation version keep playing.** A bot file records the observation
-version it was trained on. One of an older version (``core.obs_layout.OLDER_VERSIONS``) reads
-each observation rewritten in its own layout (``obs_layout.to_version``), and a question it
-never saw gets the answer the game gave before the question existed (``OLD_VERSION_ANSWERS``):
-it takes the effect. At a Homunculus flip it chooses among the mana as at a Research flip and
-never declines (NO is not offered to it); at Nightmare's question it says YES.
+Every writer builds the meta with ``bot_meta`` and writes with ``write_bot_file`` (or
+``bot_file_bytes``): ``python -m agents.files.export``, ``agents.files.torch_bot`` and the RLlib
+trainer (through ``aos_env.base.registry``). Every reader goes through ``read_bot_file``,
+``check_meta`` and ``check_layers`` (``read_networks`` does all three).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -35,109 +30,64 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from aos_env import core
-from aos_env.base.checks import ArgumentError, check_bool, check_file, format_bytes
-from aos_env.core.obs_layout import OLDER_VERSIONS, G, obs_dim_of_version, to_version
+from aos_env.base.checks import ArgumentError, check_int, fail, format_bytes
+from aos_env.base.files import write_bytes
+from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
+from aos_env.core.obs_layout import OLDER_VERSIONS, obs_dim_of_version
 
-from .base import BaseAgent
-
-DATA = Path(__file__).resolve().parent / "data"
-SHIPPED = {p: DATA / f"bot_{p}p.npz" for p in (2, 3, 4)}
-#: The previous shipped bot (observation version 2), kept as a rated opponent: ``make_agent("bot-v2")``.
-SHIPPED_V2 = {p: DATA / f"bot_v2_{p}p.npz" for p in (2, 3, 4)}
 FORMAT = "aos-bot"
 FORMAT_VERSION = 1
-_ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
-_NUM_PLAYERS = G["num_players"]  # one-hot: 2, 3, 4 players
-_PHASE = G["phase"]
-_PLAYER_COUNTS = (2, 3, 4)
-#: A bot of an older observation version at a decision it never saw: (the phase, its answer, or
-#: None where it chooses as before among the legal actions less the ones listed). The answer is
-#: what the game did before the decision existed: take the effect.
-OLD_VERSION_ANSWERS: dict[core.Phase, tuple[int | None, tuple[int, ...]]] = {
-    core.Phase.NIGHTMARE: (core.YES, ()),
-    core.Phase.HOMUNCULUS_FLIP: (None, (core.NO,)),
-}
-_OBS_PHASE_POS = {p: core.OBS_PHASES.index(p) for p in OLD_VERSION_ANSWERS}
+#: The activations a bot file may name, as numpy functions (applied between every two layers).
+ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+BOT_SUFFIX = ".npz"
 
 
-class MLP:
-    """A feed-forward network: hidden layers with one activation, then a linear output layer."""
-
-    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray], activation: str) -> None:
-        if activation not in _ACTIVATIONS:
-            raise ArgumentError(f"activation must be one of {', '.join(_ACTIVATIONS)}, got {activation!r}")
-        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
-        self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
-        self.activation = activation
-        self._act = _ACTIVATIONS[activation]
-
-    def __call__(self, x: np.ndarray) -> np.ndarray:
-        h = np.asarray(x, dtype=np.float32)
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = h @ w + b
-            if i < last:
-                h = self._act(h)
-        return h
+# ---- writing a bot file ----------------------------------------------------------------------------
 
 
-class BotNet:
-    """One exported model: the policy (logits over the 44 actions) and, if present, the value.
-
-    The file is checked whole when it is loaded (``read_bot_file``, ``check_meta``,
-    ``check_layers``): a file that is not a bot file of this env is an ArgumentError naming it,
-    never an error at the first move, and nothing in it is unpickled."""
-
-    def __init__(self, path) -> None:
-        p = check_file("bot", path)
-        where = f"bot {str(path)!r}"
-        meta, arrays = read_bot_file(p, where)
-        version, obs_dim = check_meta(meta, where)
-        self.path, self.meta = p, meta
-        self.obs_version = version
-        self.num_players = meta["num_players"]
-        self.policy = MLP(*check_layers(arrays, "pi", obs_dim, core.NUM_ACTIONS, where), meta["activation"])
-        has_value = any(name.startswith("vf_") for name in arrays)
-        self.value = MLP(*check_layers(arrays, "vf", obs_dim, 1, where), meta["activation"]) if has_value else None
-
-    def inputs(self, obs: np.ndarray) -> np.ndarray:
-        """Observations (n, OBS_DIM) in the layout this network reads."""
-        return to_version(obs, self.obs_version)
-
-    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(n, 44) masked logits: -inf where an action is illegal. A network of an older
-        observation version gets ``OLD_VERSION_ANSWERS`` at the decisions it never saw."""
-        if self.obs_version == core.OBS_VERSION:
-            return np.where(mask, self.policy(obs), -np.inf).astype(np.float32)
-        mask = np.array(mask, dtype=bool)
-        answered = np.zeros(mask.shape[0], dtype=bool)
-        for phase, (answer, hidden) in OLD_VERSION_ANSWERS.items():
-            rows = obs[:, _PHASE.start + _OBS_PHASE_POS[phase]] > 0.5
-            if not rows.any():
-                continue
-            if answer is not None:
-                mask[rows] = False
-                mask[rows, answer] = True
-                answered |= rows
-            else:
-                keep = mask[rows]
-                keep[:, list(hidden)] = False
-                mask[rows] = np.where(keep.any(1, keepdims=True), keep, mask[rows])
-        out = np.full(mask.shape, -np.inf, dtype=np.float32)
-        asked = np.flatnonzero(~answered)
-        if asked.size:
-            out[asked] = np.where(mask[asked], self.policy(self.inputs(obs[asked])), -np.inf)
-        out[answered] = np.where(mask[answered], 0.0, -np.inf)
-        return out
-
-    def values(self, obs: np.ndarray) -> np.ndarray:
-        """(n,) the value network's estimate of each position (the observer's return)."""
-        if self.value is None:
-            raise ArgumentError(f"bot {str(self.path)!r} has no value network")
-        return self.value(self.inputs(obs))[:, 0]
+def bot_meta(num_players: int, activation: str, info: dict | None = None) -> dict:
+    """The meta of a bot file of this env's observation (``core.OBS_VERSION``) for ``num_players``
+    players, whose networks use ``activation``; ``info``: JSON values kept with it."""
+    num_players = check_int("num_players", num_players, MIN_PLAYERS, MAX_PLAYERS)
+    if activation not in ACTIVATIONS:
+        raise fail("activation", " or ".join(map(repr, ACTIVATIONS)), activation)
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "obs_version": core.OBS_VERSION,
+        "obs_dim": core.OBS_DIM,
+        "num_players": num_players,
+        "activation": activation,
+        "info": check_info(info),
+    }
 
 
-# ---- reading and checking a bot file ------------------------------------------------------
+def check_info(info: Any) -> dict:
+    """A bot file's ``info``: None (nothing) or a dict of JSON values."""
+    if info is None:
+        return {}
+    if not isinstance(info, dict):
+        raise fail("info", "None or a dict of JSON values (kept in the file's meta)", info)
+    try:
+        json.dumps(info)
+    except (TypeError, ValueError) as e:
+        raise ArgumentError(f"info must hold JSON values only (strings, numbers, lists, dicts): {e}") from None
+    return info
+
+
+def bot_file_bytes(meta: dict, arrays: dict[str, np.ndarray]) -> bytes:
+    """A bot file's bytes: ``meta`` (``bot_meta``) and the layers ``arrays`` (``pi_w0``, ...)."""
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{_META: np.array(json.dumps(meta))}, **arrays)
+    return buf.getvalue()
+
+
+def write_bot_file(path, meta: dict, arrays: dict[str, np.ndarray]) -> Path:
+    """Write a bot file to ``path`` atomically (a crash or a full disk leaves a previous file whole)."""
+    return write_bytes(path, bot_file_bytes(meta, arrays))
+
+
+# ---- reading and checking a bot file ------------------------------------------------------------
 # A bot file may come from anyone: it is read member by member with numpy's .npy header readers,
 # each header checked (name, dtype, shape, size) before any data is read, and never unpickled.
 
@@ -148,7 +98,7 @@ MAX_BOT_BYTES = 1 << 30
 MAX_META_BYTES = 1 << 22
 #: The most layers one network of a bot file may have.
 MAX_LAYERS = 64
-#: Weight dtypes a bot file may use (``python -m agents.export --float16`` writes float16).
+#: Weight dtypes a bot file may use (``python -m agents.files.export --float16`` writes float16).
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
 _META = "meta"
 _MAX_MEMBERS = 1 + 2 * 2 * MAX_LAYERS  # the meta, a weight and a bias per layer of each network
@@ -161,7 +111,7 @@ _META_TYPES: dict[str, tuple[type, str]] = {
     "obs_version": (int, "an int"),
     "obs_dim": (int, "an int"),
     "num_players": (int, "2, 3 or 4"),
-    "activation": (str, " or ".join(map(repr, _ACTIVATIONS))),
+    "activation": (str, " or ".join(map(repr, ACTIVATIONS))),
 }
 
 
@@ -193,10 +143,12 @@ def read_bot_file(path: Path, where: str) -> tuple[dict, dict[str, np.ndarray]]:
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
         # not a zip, truncated, a compression zipfile cannot read, an encrypted member, a header numpy cannot parse
         raise ArgumentError(
-            f"{where} is not a bot file (python -m agents.export writes one): {type(e).__name__}: {e}"
+            f"{where} is not a bot file (python -m agents.files.export writes one): {type(e).__name__}: {e}"
         ) from None
     if _META not in arrays:
-        raise ArgumentError(f"{where} is not a bot file (python -m agents.export writes one): it has no {_META!r}")
+        raise ArgumentError(
+            f"{where} is not a bot file (python -m agents.files.export writes one): it has no {_META!r}"
+        )
     text = arrays.pop(_META).item()
     try:
         meta = json.loads(text)
@@ -303,9 +255,9 @@ def check_meta(meta: Any, where: str) -> tuple[int, int]:
             f"this aos_env plays bots of versions {', '.join(map(str, readable))} "
             f"({', '.join(str(obs_dim_of_version(v)) for v in readable)} numbers): train or export it again"
         )
-    if meta["num_players"] not in _PLAYER_COUNTS:
+    if meta["num_players"] not in range(MIN_PLAYERS, MAX_PLAYERS + 1):
         raise ArgumentError(f"{where}: meta field 'num_players' must be 2, 3 or 4, got {meta['num_players']}")
-    if meta["activation"] not in _ACTIVATIONS:
+    if meta["activation"] not in ACTIVATIONS:
         raise ArgumentError(
             f"{where}: meta field 'activation' must be {_META_TYPES['activation'][1]}, got {meta['activation']!r:.60}"
         )
@@ -353,82 +305,22 @@ def check_layers(
     return weights, biases
 
 
-class BotAgent(BaseAgent):
-    """A trained policy on numpy: the most likely legal action (``deterministic=False``: sampled).
+class Networks(NamedTuple):
+    """A bot file read and checked whole: its meta, the observation version its networks read, and
+    the (weights, biases) of the policy and of the value network (None: it has none)."""
 
-    ``path``: a bot file (``.npz``); by default the shipped bots, one per player count, each row
-    played by the network of its game's player count.
-    """
-
-    name = "bot"
-
-    def __init__(
-        self, path=None, seed: int | None = 0, deterministic: bool = True, shipped: dict | None = None
-    ) -> None:
-        super().__init__(seed)
-        self.deterministic = check_bool("deterministic", deterministic)
-        if path is None:
-            files = SHIPPED if shipped is None else shipped
-            missing = [str(f) for f in files.values() if not f.is_file()]
-            if missing:
-                raise FileNotFoundError(f"the shipped bot files are missing: {', '.join(missing)}")
-            self.nets = {p: BotNet(f) for p, f in files.items()}
-        else:
-            net = BotNet(path)
-            self.nets = {net.num_players: net}
-            self.name = str(path)
-
-    def logits(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(n, 44) masked logits: -inf where an action is illegal."""
-        players = _players(obs)
-        out = np.full(mask.shape, -np.inf, dtype=np.float32)
-        for p in np.unique(players):
-            net = self.nets.get(int(p))
-            if net is None:
-                raise ArgumentError(
-                    f"bot {self.name!r} plays {', '.join(map(str, sorted(self.nets)))}-player games, "
-                    f"got a {p}-player observation"
-                )
-            rows = np.flatnonzero(players == p)
-            out[rows] = net.logits(obs[rows], mask[rows])
-        return out
-
-    def log_probs(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(n, 44) the policy's log-probabilities of the legal actions (-inf where illegal)."""
-        z = self.logits(obs, mask)
-        z = z - z.max(1, keepdims=True)
-        with np.errstate(divide="ignore"):
-            return z - np.log(np.exp(z).sum(1, keepdims=True))
-
-    def values(self, obs: np.ndarray) -> np.ndarray:
-        """(n,) the value network's estimate of each observed position (the observer's return)."""
-        players = _players(obs)
-        out = np.zeros(obs.shape[0], dtype=np.float32)
-        for p in np.unique(players):
-            net = self.nets.get(int(p))
-            if net is None or net.value is None:
-                raise ArgumentError(f"bot {self.name!r} has no value network for {p}-player games")
-            rows = np.flatnonzero(players == p)
-            out[rows] = net.values(obs[rows])
-        return out
-
-    def act_batch(self, obs: np.ndarray, mask: np.ndarray, state: core.State | None = None) -> np.ndarray:
-        out = np.zeros(mask.shape[0], dtype=np.int64)
-        live = np.flatnonzero(mask.any(1))
-        if not live.size:
-            return out
-        logits = self.logits(obs[live], mask[live])
-        if self.deterministic:
-            out[live] = logits.argmax(1)
-        else:
-            z = logits - logits.max(1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(1, keepdims=True)
-            u = self.rng.random(live.size)[:, None]
-            out[live] = np.minimum((p.cumsum(1) < u).sum(1), mask.shape[1] - 1)
-        return out
+    meta: dict
+    obs_version: int
+    policy: tuple[list[np.ndarray], list[np.ndarray]]
+    value: tuple[list[np.ndarray], list[np.ndarray]] | None
 
 
-def _players(obs: np.ndarray) -> np.ndarray:
-    """(n,) the player count of each observation's game, from its ``num_players`` one-hot."""
-    return obs[:, _NUM_PLAYERS].argmax(1) + 2
+def read_networks(path: Path, where: str) -> Networks:
+    """The bot file ``path`` read (``read_bot_file``) and checked (``check_meta``, ``check_layers``):
+    an ArgumentError naming it (``where``) for anything that is not a bot file this env plays."""
+    meta, arrays = read_bot_file(path, where)
+    version, obs_dim = check_meta(meta, where)
+    policy = check_layers(arrays, "pi", obs_dim, core.NUM_ACTIONS, where)
+    has_value = any(name.startswith("vf_") for name in arrays)
+    value = check_layers(arrays, "vf", obs_dim, 1, where) if has_value else None
+    return Networks(meta, version, policy, value)

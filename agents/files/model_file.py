@@ -4,7 +4,7 @@ stable-baselines3's loader (``MaskablePPO.load``) unpickles parts of a zip's ``d
 an unpickled object can run any code: a model file from a stranger must never go through it. So
 ``train.py`` saves every model with :func:`save_model`, which adds a plain-JSON member
 (``MEMBER``) holding the architecture, and everything that *plays* a model (``PolicyAgent``,
-``make_agent("x.zip")``, ``agents.export``, the opponents of ``train.py`` and of the play page)
+``make_agent("x.zip")``, ``agents.files.export``, the opponents of ``train.py`` and of the play page)
 reads it with :func:`load_policy`:
 
 - the JSON member, checked field by field (format, types, ranges, this env's observation
@@ -19,7 +19,7 @@ model saved by aos-env 0.2 or by plain SB3, bad JSON, wrong shapes, a pickle whe
 be) is refused with an ``ArgumentError`` that names it.
 
 SB3's full loader remains for one case only: ``train.py --resume`` of one's own run folder (it
-needs the optimizer state and the training counters that only ``data`` holds).
+needs the optimizer state and the training counters that only ``data`` holds): ``agents.files.sb3_file``.
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ FORMAT = "aos-model"
 FORMAT_VERSION = 1
 #: The policy's weights in SB3's zip (a torch state dict).
 WEIGHTS_MEMBER = "policy.pth"
-#: Members of the zip that SB3's own loader (train.py --resume) needs.
-SB3_MEMBERS = ("data", WEIGHTS_MEMBER)
 #: Activation names of the JSON member (the bot format's too).
 ACTIVATIONS = ("tanh", "relu")
 #: Player counts a model can be trained for.
@@ -220,14 +218,14 @@ def check_meta(meta: Any, path) -> dict:
     return {**meta, "num_players": num_players, "net_arch": {k: [int(s) for s in v] for k, v in arch.items()}}
 
 
-def _model_path(path) -> Path:
+def model_path(path) -> Path:
     """An existing file; like SB3, ``"runs/x/model"`` also finds ``"runs/x/model.zip"``."""
     if isinstance(path, (str, Path)) and not Path(path).exists() and Path(f"{path}.zip").is_file():
         path = f"{path}.zip"
     return check_file("model", path)
 
 
-def _member(z: zipfile.ZipFile, name: str, limit: int, path) -> bytes:
+def read_member(z: zipfile.ZipFile, name: str, limit: int, path) -> bytes:
     """A member's bytes, refused unread if it says it is larger than ``limit``."""
     info = z.getinfo(name)
     if info.file_size > limit:
@@ -240,7 +238,7 @@ def _member(z: zipfile.ZipFile, name: str, limit: int, path) -> bytes:
 
 
 def _open_zip(path) -> tuple[Path, zipfile.ZipFile]:
-    file = _model_path(path)
+    file = model_path(path)
     if not zipfile.is_zipfile(file):
         raise _refuse(path, "is not a model saved by train.py (it is not a zip file)")
     try:
@@ -269,7 +267,7 @@ def _read_meta(z: zipfile.ZipFile, path) -> dict:
             )
         raise _refuse(path, f"is a zip file but not a model saved by train.py: it has no {MEMBER} inside")
     try:
-        meta = json.loads(_member(z, MEMBER, MAX_JSON_BYTES, path).decode("utf-8"))
+        meta = json.loads(read_member(z, MEMBER, MAX_JSON_BYTES, path).decode("utf-8"))
     except ArgumentError:
         raise
     except (ValueError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile, OSError) as e:
@@ -320,7 +318,7 @@ def _read_weights(z: zipfile.ZipFile, meta: dict, path) -> dict:
     if WEIGHTS_MEMBER not in z.namelist():
         raise _refuse(path, f"has no {WEIGHTS_MEMBER} (the policy's weights) inside")
     limit = parameter_count(meta["net_arch"]) * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES
-    data = _member(z, WEIGHTS_MEMBER, limit, path)
+    data = read_member(z, WEIGHTS_MEMBER, limit, path)
     try:  # weights_only: tensors and plain containers, never an arbitrary object
         with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before it refuses the pickle
             warnings.simplefilter("ignore", UserWarning)
@@ -382,41 +380,6 @@ def load_policy(path, device: str = "cpu"):
     return policy.to(device)
 
 
-# ---- SB3's own files (train.py --resume) ------------------------------------------------------
-
-
-def check_sb3_model_file(path) -> Path:
-    """The path of a model that SB3's loader can continue (``train.py --resume``): an existing zip
-    with the members SB3 writes. FileNotFoundError (naming the path as given) if it does not exist;
-    ArgumentError if it is not such a zip. Nothing is unpickled here."""
-    p = _model_path(path)
-    if not zipfile.is_zipfile(p):
-        raise ArgumentError(f"model {str(path)!r} is not a zip file (a model saved by train.py or MaskablePPO.save)")
-    try:
-        with zipfile.ZipFile(p) as z:
-            missing = [m for m in SB3_MEMBERS if m not in z.namelist()]
-    except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise ArgumentError(f"model {str(path)!r} is not a readable zip file ({type(e).__name__}: {e})") from None
-    if missing:
-        raise ArgumentError(
-            f"model {str(path)!r} is a zip file but not a saved MaskablePPO model: it has no "
-            f"{' or '.join(map(repr, missing))} inside (train.py saves runs/<name>/model.zip)"
-        )
-    return p
-
-
-def saved_timesteps(path) -> int | None:
-    """The training steps an SB3 model file records (``num_timesteps`` of its ``data`` member, read
-    as plain JSON: nothing is unpickled), or None if it cannot be read."""
-    try:
-        with zipfile.ZipFile(path) as z:
-            data = json.loads(_member(z, "data", MAX_JSON_BYTES * 256, path).decode("utf-8"))
-    except (ValueError, KeyError, OSError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile):
-        return None
-    steps = data.get("num_timesteps") if isinstance(data, dict) else None
-    return int(steps) if is_int(steps) and steps >= 0 else None
-
-
 __all__ = [
     "MEMBER",
     "FORMAT",
@@ -427,7 +390,7 @@ __all__ = [
     "read_meta",
     "check_meta",
     "check_device",
+    "model_path",
+    "read_member",
     "parameter_count",
-    "check_sb3_model_file",
-    "saved_timesteps",
 ]

@@ -1,4 +1,4 @@
-"""Tournament between agents: ``python -m agents.evaluate --players 2 --games 1000 random greedy mc``.
+"""Tournament between agents: ``python -m agents.evaluation.evaluate --players 2 --games 1000 random greedy mc``.
 
 Plays the games on the batched engine with seats rotated fairly (every
 lineup in every seat order equally often), prints a table of win rates with
@@ -28,16 +28,16 @@ from aos_env.base.files import same_file, write_text
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.core.api import MAX_MAX_TURNS
 
-from .bot import SHIPPED, SHIPPED_V2
+from ..players.bot import SHIPPED, SHIPPED_V2
+from ..registry import NAMES, SPEC_HELP, make_agent, parse_spec
 from .matches import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
-from .registry import NAMES, SPEC_HELP, make_agent, parse_spec
 
 #: How the replays of --replays are named: game i is REPLAY_NAME.format(i).
 REPLAY_NAME = "game_{:05d}.json"
 _REPLAY_FILE = re.compile(r"game_([0-9]{5,})\.json")
 
 
-def build_parser(prog: str = "python -m agents.evaluate") -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m agents.evaluation.evaluate") -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
@@ -182,7 +182,7 @@ def check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
             )
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluate") -> dict:
+def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluation.evaluate") -> dict:
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     names, agents = check_args(parser, args)
