@@ -1,7 +1,7 @@
 """Train an Age of Summoners bot with PPO and self-play: ``python train.py --help``.
 
-The training code is the module ``agents.training`` (importable: ``agents.training.main(argv)``);
-this file is the project's main command.
+The training code is the package ``agents.training`` (importable: ``agents.training.main(argv)``,
+or ``agents.training.train(TrainConfig(...))``); this file is the project's main command.
 """
 
 from __future__ import annotations

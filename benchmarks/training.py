@@ -29,7 +29,7 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import GreedyAgent, RandomAgent
-    from aos_env.envs.learner import OpponentPool
+    from aos_env.envs.opponents import OpponentPool
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     spent = [0.0]

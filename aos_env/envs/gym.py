@@ -70,7 +70,8 @@ from gymnasium.vector.utils import batch_space
 from .. import core
 from ..base.checks import ArgumentError, check_bool, check_choice, fail, is_int
 from ..view.render import render_text
-from .learner import Ended, LearnerEnv, OpponentPool
+from .learner import Ended, LearnerEnv
+from .opponents import OpponentPool
 from .spaces import observation_box
 
 ENV_ID = "aos_env/AgeOfSummoners-v1"  # registered by aos_env/__init__.py

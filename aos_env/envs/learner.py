@@ -28,7 +28,6 @@ raises), the env is put back exactly as it was before the step and an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,12 +44,12 @@ from ..base.checks import (
     check_int,
     check_optional_seed,
     check_seeds,
-    check_string,
     fail,
-    parse_float_text,
 )
 from ..core.cards import CardSet, load_cards
+from ..core.rng import mix64
 from ..core.state import GAME_DTYPE
+from .opponents import OpponentError, OpponentPool
 
 #: What ``step`` does with a learner action that is in the action space but not legal now.
 ILLEGAL_ACTIONS = ("terminate", "raise")
@@ -59,16 +58,9 @@ ILLEGAL_ACTIONS = ("terminate", "raise")
 BYTES_PER_GAME = core.PEAK_BYTES_PER_GAME + GAME_DTYPE.itemsize + 3 * 4 * core.OBS_DIM
 #: Deals in a row that may end before the learner's first decision before ``step`` gives up.
 _MAX_REDEALS = 1000
-_OPPONENT_SEED_STEP = 11  # spec i of an opponent mix plays with seed + 11 * i (as train.py always did)
-#: SplitMix64's constants (Steele, Lea and Flood 2014): a game's seat and line-up are a hash of its seed.
+#: SplitMix64's increment (Steele, Lea and Flood 2014): a game's seat and line-up are a hash of its seed.
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_MIX_1, _MIX_2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _FLOAT_BITS = 53  # a float64 in [0, 1) from the top 53 bits of a 64-bit hash
-
-
-class OpponentError(ValueError):
-    """An opponent agent returned something that is not a legal action (or raised); the env was left
-    as it was before the step."""
 
 
 def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
@@ -87,12 +79,10 @@ def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
 
 
 def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's output function on a uint64 array (wrapping arithmetic)."""
+    """SplitMix64's next output for the states ``x`` (a uint64 array): the state advanced by the
+    increment, then the engine's finaliser (``core.rng.mix64``); wrapping arithmetic."""
     with np.errstate(over="ignore"):
-        z = x + _GOLDEN
-        z = (z ^ (z >> np.uint64(30))) * _MIX_1
-        z = (z ^ (z >> np.uint64(27))) * _MIX_2
-        return z ^ (z >> np.uint64(31))
+        return mix64(x + _GOLDEN)
 
 
 def game_uniforms(seeds: np.ndarray, k: int) -> np.ndarray:
@@ -113,219 +103,6 @@ def _autoreset_mode(value: Any) -> AutoresetMode:
     if isinstance(value, str) and value in values:
         return AutoresetMode(value)
     raise fail("autoreset_mode", "a gymnasium.vector.AutoresetMode or one of " + ", ".join(map(repr, values)), value)
-
-
-# ---- the opponent pool -------------------------------------------------------------------------
-
-
-def parse_mix_item(text: str, name: str = "value") -> tuple[str, float]:
-    """``"greedy@0.5"`` -> ``("greedy", 0.5)``; ``"random"`` -> ``("random", 1.0)`` (the spec is not built).
-    ``name``: the argument's name in messages (train.py's argparse strips "value")."""
-    if not isinstance(text, str):
-        raise fail(name, "spec@weight strings such as 'greedy@0.5'", text)
-    spec, sep, weight = text.rpartition("@")
-    if not sep:
-        spec, weight = text, "1"
-    if not spec.strip():
-        raise ArgumentError(f"{name} must be spec@weight (e.g. greedy@0.5), got {text!r}")
-    try:
-        w = parse_float_text("weight", weight.strip(), 0)
-    except ArgumentError as e:
-        raise ArgumentError(f"{name} {text!r}: {e} (use spec@weight, e.g. greedy@0.5)") from None
-    return spec.strip(), w
-
-
-class OpponentPool:
-    """Named opponent agents with draw weights: each new game draws, for every seat but the
-    learner's, an opponent with probability proportional to its weight.
-
-    Every change is checked before it is made: names are non-empty strings, agents have
-    ``act(obs, mask, state)``, weights are finite and >= 0, and the pool never loses its last
-    opponent of weight > 0. A removed (or replaced) opponent is no longer drawn, but the games
-    it is playing keep it until they end.
-    """
-
-    def __init__(self, opponents: Mapping[str, tuple[Any, float]] | None = None) -> None:
-        self._names: list[str | None] = []  # None: a removed opponent's slot (its agent may still play)
-        self._agents: list[Any] = []
-        self._weights = np.zeros(0)
-        if opponents is not None:
-            if not isinstance(opponents, Mapping):
-                raise fail("opponents", "a dict {name: (agent, weight)}", opponents)
-            for name, entry in opponents.items():
-                if not isinstance(entry, tuple) or len(entry) != 2:
-                    raise fail(f"opponents[{name!r}]", "an (agent, weight) pair", entry)
-                self.add(name, *entry)
-
-    @classmethod
-    def from_specs(cls, opponents: Any, seed: int | None = 0) -> OpponentPool:
-        """A pool from agent specs, as ``train.py --opponents`` takes them:
-
-        - a string of ``spec@weight`` items separated by spaces: ``"greedy@0.5 random@0.5"``,
-          ``"greedy"`` (weight 1), ``"mc:rollouts=8@2"``;
-        - a list of such items: ``["greedy@0.5", "random"]``;
-        - a dict ``{spec: weight}`` or ``{name: (agent, weight)}``;
-        - an ``OpponentPool`` (returned as it is).
-
-        Spec ``i`` is built with ``make_agent(spec, seed=seed + 11 * i)``. ``self`` (the
-        learner's own snapshots) is train.py's alone: add snapshots with ``add``.
-        """
-        if isinstance(opponents, OpponentPool):
-            return opponents
-        seed = check_optional_seed("seed", seed)
-        allowed = "agent specs: 'greedy', 'greedy@0.5 random@0.5', a list of spec@weight, or a dict {spec: weight}"
-        if isinstance(opponents, str):
-            if not opponents.strip():
-                raise fail("opponents", allowed, opponents)
-            items = [parse_mix_item(t, "opponents") for t in opponents.split()]
-        elif isinstance(opponents, (list, tuple)):
-            if not opponents:
-                raise fail("opponents", allowed, opponents)
-            items = [parse_mix_item(t, "opponents") for t in opponents]
-        elif isinstance(opponents, Mapping):
-            if not opponents:
-                raise fail("opponents", allowed, opponents)
-            if all(isinstance(v, tuple) for v in opponents.values()):
-                pool = cls(opponents)
-                pool.check_drawable()
-                return pool
-            items = []
-            for spec, w in opponents.items():
-                check_string("opponents (a spec)", spec)
-                items.append((spec, check_float(f"opponents[{spec!r}]", w, 0)))
-        else:
-            raise fail("opponents", allowed, opponents)
-        from ..base.registry import make_agent  # agents by name, without importing the agents package
-
-        pool = cls()
-        for i, (spec, w) in enumerate(items):
-            if spec == "self":
-                raise ArgumentError(
-                    "opponents: 'self' (the learner's own snapshots) is train.py's; add snapshots "
-                    "with env.opponents.add(name, agent, weight)"
-                )
-            if spec in pool:
-                raise ArgumentError(f"opponents: {spec!r} is given twice")
-            pool.add(spec, make_agent(spec, seed=None if seed is None else seed + _OPPONENT_SEED_STEP * i), w)
-        pool.check_drawable()
-        return pool
-
-    # -- changes -----------------------------------------------------------------------------------
-
-    def add(self, name: str, agent: Any, weight: float = 1.0) -> None:
-        """Add an opponent (or replace the one of that name: games it is playing keep the old agent)."""
-        check_string("name", name)
-        if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # an instance, not a class
-            raise fail("agent", "an agent with act(obs, mask, state) (agents.make_agent, agents.BaseAgent)", agent)
-        weight = check_float("weight", weight, 0)
-        if name in self and weight <= 0 and self._weights.sum() - self._weights[self._slot(name)] <= 0:
-            raise ArgumentError(f"weight: replacing {name!r} with weight 0 would leave no opponent of weight > 0")
-        if name in self:
-            self._retire(self._slot(name))
-        free = [i for i, a in enumerate(self._agents) if a is None]
-        if free:
-            i = free[0]
-            self._names[i], self._agents[i], self._weights[i] = name, agent, weight
-        else:
-            self._names.append(name)
-            self._agents.append(agent)
-            self._weights = np.append(self._weights, weight)
-
-    def remove(self, name: str) -> None:
-        """Stop drawing this opponent for new games (the games it is playing keep it)."""
-        i = self._slot(check_choice("name", name, self.names))
-        if self._weights.sum() - self._weights[i] <= 0:
-            raise ArgumentError(f"name: removing {name!r} would leave no opponent of weight > 0 (add another first)")
-        self._retire(i)
-
-    def set_weight(self, name: str, weight: float) -> None:
-        """Draw ``name`` with this weight from now on."""
-        i = self._slot(check_choice("name", name, self.names))
-        weight = check_float("weight", weight, 0)
-        if weight <= 0 and self._weights.sum() - self._weights[i] <= 0:
-            raise ArgumentError(f"weight: {name!r} is the only opponent of weight > 0; its weight must stay > 0")
-        self._weights[i] = weight
-
-    def _retire(self, i: int) -> None:
-        self._names[i] = None
-        self._weights[i] = 0.0
-
-    def release(self, in_use: np.ndarray) -> None:
-        """Forget removed opponents that no game in ``in_use`` (slot ids) plays any more."""
-        for i, name in enumerate(self._names):
-            if name is None and self._agents[i] is not None and not (in_use == i).any():
-                self._agents[i] = None
-
-    # -- reading -----------------------------------------------------------------------------------
-
-    @property
-    def names(self) -> list[str]:
-        return [n for n in self._names if n is not None]
-
-    def weights(self) -> dict[str, float]:
-        """{name: weight} of the opponents that new games draw from."""
-        return {n: float(w) for n, w in zip(self._names, self._weights) if n is not None}
-
-    def agents(self) -> dict[str, Any]:
-        return {n: a for n, a in zip(self._names, self._agents) if n is not None}
-
-    def __contains__(self, name: object) -> bool:
-        return isinstance(name, str) and name in self._names
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def __iter__(self):
-        return iter(self.names)
-
-    def __repr__(self) -> str:
-        return "OpponentPool(" + ", ".join(f"{n}@{w:g}" for n, w in self.weights().items()) + ")"
-
-    def _slot(self, name: str) -> int:
-        return self._names.index(name)
-
-    def slot_name(self, slot: int) -> str:
-        """The name of a slot's opponent (a removed one keeps a name with '(removed)')."""
-        name = self._names[slot]
-        return name if name is not None else f"{self._agents[slot].name} (removed)"
-
-    def slot_agent(self, slot: int) -> Any:
-        return self._agents[slot]
-
-    def check_drawable(self, name: str = "opponents") -> None:
-        if not len(self) or self._weights.sum() <= 0:
-            given = " ".join(f"{n}@{w:g}" for n, w in self.weights().items()) or "no opponents"
-            raise ArgumentError(f"{name} must have at least one opponent of weight > 0, got {given}")
-
-    def draw(self, rng: np.random.Generator, size: tuple[int, ...]) -> np.ndarray:
-        """Slot ids of ``size`` opponents drawn by weight (use ``slot_agent`` / ``slot_name``)."""
-        return self.pick(rng.random(size))
-
-    def pick(self, u: np.ndarray) -> np.ndarray:
-        """Slot ids of opponents chosen by weight with uniforms ``u`` in [0, 1) (any shape): slot ``i``
-        for ``u`` in its share of the cumulative weights, so that slots of weight 0 are never chosen."""
-        cum = np.cumsum(self._weights)
-        slots = np.searchsorted(cum / cum[-1], u, side="right")
-        return np.minimum(slots, int(np.flatnonzero(self._weights > 0)[-1]))  # rounding at the top end
-
-    def reseed(self, rng: np.random.Generator) -> None:
-        """Give every agent that has ``reset(seed=...)`` a new seed drawn from ``rng``."""
-        seeds = rng.integers(0, 2**62, size=len(self._agents))
-        for agent, s in zip(self._agents, seeds):
-            if agent is not None and callable(getattr(agent, "reset", None)):
-                agent.reset(seed=int(s))
-
-    def rng_states(self) -> list:
-        """The agents' numpy random streams, to be put back with ``set_rng_states`` (rollback)."""
-        return [
-            a.rng.bit_generator.state if isinstance(getattr(a, "rng", None), np.random.Generator) else None
-            for a in self._agents
-        ]
-
-    def set_rng_states(self, states: list) -> None:
-        for a, s in zip(self._agents, states):
-            if s is not None:
-                a.rng.bit_generator.state = s
 
 
 # ---- the games that ended in a step ----------------------------------------------------------------

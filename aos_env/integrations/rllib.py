@@ -1,13 +1,16 @@
-"""Ray RLlib on the batched engine: PPO with action masking on RLlib's current API stack
-(RLModule / Learner / EnvRunner), self-play across env runners, and the policy as a numpy bot.
+"""Ray RLlib on the batched engine, the env side: the env of each env runner, PPO's module with
+action masking on RLlib's current API stack (RLModule / Learner / EnvRunner), the runners'
+opponent pools for self-play, and the policy as a numpy bot.
 
-Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``train.py --backend rllib`` drives it.
+Needs the ``rllib`` extra (``pip install -e ".[rllib]"``). The trainer that uses these pieces,
+``ppo_config`` and ``RLlibTrainer``, is ``agents.training.rllib_ppo``; ``train.py --backend
+rllib`` drives it.
 
 - :func:`env_creator` builds the env of one env runner: an ``AgeOfSummonersVectorEnv`` of
   ``num_envs`` games on one batched engine state (not ``num_envs`` env objects), with the
   Dict observation (``mask_in_obs=True``) and Gymnasium's NEXT_STEP autoreset, which is what
   RLlib's ``SingleAgentEnvRunner`` steps. :data:`ENV_NAME` is its name in Ray's registry
-  (:func:`register`), and ``ppo_config`` sets ``gym_env_vectorize_mode="vector_entry_point"``
+  (:func:`register`); a ``PPOConfig`` sets ``gym_env_vectorize_mode="vector_entry_point"``
   so that each runner gets the vector env.
 - :class:`MaskedPPOTorchRLModule`: RLlib's default PPO module (separate policy and value MLPs)
   reading ``obs["observations"]`` and setting the logits of illegal actions (``obs["action_mask"]
@@ -18,7 +21,6 @@ Needs the ``rllib`` extra (``pip install -e ".[rllib]"``); ``train.py --backend 
 - :func:`update_opponents` runs on every env runner (``env_runner_group.foreach_env_runner``)
   and changes the opponent pool of its env: self-play snapshots are broadcast as bot weights
   and play inside the env as ``BotAgent`` s, without Ray.
-- :class:`RLlibTrainer` puts these together for ``train.py``.
 """
 
 from __future__ import annotations
@@ -26,19 +28,16 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import gymnasium
 import numpy as np
 import torch
-from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.core import DEFAULT_MODULE_ID
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.utils.metrics import ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER, TIMERS
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from ray.tune.registry import register_env
 
@@ -68,11 +67,6 @@ def set_threads(threads: int) -> None:
     numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
-#: How long the driver waits for a runner's samples (RLlib's default of 60 s is shorter than a
-#: loaded machine's cold compile of the engine in a new runner).
-SAMPLE_TIMEOUT_S = 600.0
-
-
 def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSummonersEnv:
     """The env of one env runner, from RLlib's ``env_config`` (an ``EnvContext``).
 
@@ -83,7 +77,7 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     argument of ``AgeOfSummonersVectorEnv`` (``num_players``, ``max_turns``, ``shaping``,
     ``truncation_reward``, ``illegal_action``, ...). The observation is always the Dict one.
     """
-    from ..envs.learner import OpponentPool
+    from ..envs.opponents import OpponentPool
 
     worker = int(getattr(config, "worker_index", 0))
     set_threads(int(config.get("threads", 1)))
@@ -130,8 +124,8 @@ def update_opponents(
     if add is not None:
         name, data, weight, seed = add
         pool.add(name, bot_from_bytes(data, deterministic=False, seed=seed), weight)
-    for name, weight in (weights or {}).items():
-        pool.set_weight(name, weight)
+    if weights:
+        pool.set_weights(weights)
     for name in remove:
         pool.remove(name)
     return pool.names
@@ -278,195 +272,3 @@ def bot_from_bytes(data: bytes, deterministic: bool = True, seed: int | None = 0
 def bot_agent(arrays: Mapping[str, np.ndarray], num_players: int, deterministic: bool = True, seed: int | None = 0):
     """The policy as an ``agents.BotAgent`` (numpy), e.g. for evaluation or as an opponent."""
     return bot_from_bytes(bot_bytes(arrays, num_players), deterministic=deterministic, seed=seed)
-
-
-# ---- the config and the trainer ---------------------------------------------------------------------
-
-
-def ppo_config(
-    *,
-    num_players: int,
-    opponents: Mapping[str, float],
-    num_env_runners: int,
-    envs_per_runner: int,
-    n_steps: int,
-    batch_size: int,
-    n_epochs: int,
-    learning_rate: float,
-    gamma: float,
-    gae_lambda: float,
-    clip_range: float,
-    ent_coef: float,
-    vf_coef: float,
-    max_grad_norm: float,
-    net_arch: list[int],
-    seed: int,
-    threads: int = 1,
-    max_turns: int = core.DEFAULT_MAX_TURNS,
-    shaping: float = 0.0,
-    truncation_reward: float | str | None = None,
-    illegal_action: str = "raise",
-    device: str = "cpu",
-):
-    """The ``PPOConfig`` of train.py's options (the names are SB3's; see train.py --help).
-
-    Each iteration samples ``n_steps`` steps in each of the ``envs_per_runner`` games of each
-    env runner (the driver's own runner samples when ``num_env_runners`` is 0), then runs
-    ``n_epochs`` passes over it in minibatches of ``batch_size``, like SB3's rollout. PPO's KL
-    penalty is off (SB3's PPO has none); advantages are normalised over the batch in both.
-    """
-    runners = max(1, num_env_runners)
-    env_config = {
-        "num_players": num_players,
-        "opponents": dict(opponents),
-        "seed": seed,
-        "threads": threads,
-        "max_turns": max_turns,
-        "shaping": shaping,
-        "truncation_reward": truncation_reward,
-        "illegal_action": illegal_action,
-    }
-    config = (
-        PPOConfig()
-        .environment(ENV_NAME, env_config=env_config)
-        .env_runners(
-            num_env_runners=num_env_runners,
-            num_envs_per_env_runner=envs_per_runner,
-            gym_env_vectorize_mode="vector_entry_point",
-            rollout_fragment_length=n_steps,
-            num_cpus_per_env_runner=1,
-            sample_timeout_s=SAMPLE_TIMEOUT_S,
-        )
-        .learners(num_learners=0, num_gpus_per_learner=1 if device.startswith("cuda") else 0)
-        .training(
-            train_batch_size_per_learner=n_steps * envs_per_runner * runners,
-            minibatch_size=batch_size,
-            num_epochs=n_epochs,
-            lr=learning_rate,
-            gamma=gamma,
-            lambda_=gae_lambda,
-            clip_param=clip_range,
-            entropy_coeff=ent_coef,
-            vf_loss_coeff=vf_coef,
-            grad_clip=max_grad_norm,
-            grad_clip_by="global_norm",
-            use_kl_loss=False,
-        )
-        .rl_module(rl_module_spec=module_spec(net_arch))
-        .callbacks(on_episode_end=_on_episode_end)
-        .debugging(seed=seed, log_level="ERROR")
-        .reporting(metrics_num_episodes_for_smoothing=1000)
-    )
-    return config
-
-
-def _on_episode_end(*, episode, metrics_logger=None, **kwargs) -> None:
-    """Each finished game's result, from its last info: averaged by RLlib over the iteration."""
-    if metrics_logger is None:
-        return
-    info = episode.get_infos(-1)
-    if "win" in info:
-        metrics_logger.log_value("win_rate", float(info["win"]), reduce="mean", window=1000)
-        metrics_logger.log_value("outcome", float(info["outcome"]), reduce="mean", window=1000)
-        metrics_logger.log_value("game_length", float(info["length"]), reduce="mean", window=1000)
-
-
-#: RLlib's timers of the two phases of an iteration, in ``result["timers"]``.
-_PHASE_TIMERS = (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER)
-
-
-def _per_iteration_timers(metrics) -> None:
-    """Make the algorithm's sampling and update timers report each iteration's own seconds.
-
-    RLlib keeps them as exponential averages with a coefficient of 0.01, so over tens of
-    iterations they show mostly the first iteration's time (its warm-up included), and a mean of
-    them is no mean of the iterations. As "item" stats (created here, before the first
-    ``log_time``, which then pushes into them) each result holds the time of its own iteration.
-    """
-    for name in _PHASE_TIMERS:
-        metrics.delete(TIMERS, name, key_error=False)
-        metrics.log_value((TIMERS, name), float("nan"), reduce="item")  # replaced by the first iteration's time
-
-
-class RLlibTrainer:
-    """A PPO ``Algorithm`` on the batched env, and the operations train.py needs around it.
-
-    Call ``ray.init`` first (a local Ray, or ``address=`` of a running cluster); ``stop()`` stops
-    the algorithm, not Ray.
-    """
-
-    def __init__(self, config, num_players: int, checkpoint: Path | None = None) -> None:
-        register()
-        self.num_players = num_players
-        self.algo = config.build_algo()
-        self.timesteps = 0
-        if checkpoint is not None:
-            self.algo.restore_from_path(str(Path(checkpoint).resolve()))
-            self.timesteps = int(json.loads((Path(checkpoint) / _STEPS_FILE).read_text())["timesteps"])
-        _per_iteration_timers(self.algo.metrics)
-
-    def train(self) -> dict[str, float]:
-        """One iteration (sample, then learn); returns its main numbers, flat."""
-        result = self.algo.train()
-        runners = result.get("env_runners", {})
-        timers = result.get("timers", {})
-        learner = result.get("learners", {}).get("default_policy", {})
-        sampled = runners.get("num_env_steps_sampled", 0)
-        if not isinstance(sampled, (int, float, np.integer, np.floating)) or not np.isfinite(sampled):
-            sampled = 0  # no runner returned steps this iteration (RLlib reports NaN): nothing counted
-        self.timesteps += int(sampled)
-        out = {"env_steps": float(sampled)}
-        for key, source, name in (
-            ("episode_return_mean", runners, "rollout/ep_rew_mean"),
-            ("episode_len_mean", runners, "rollout/ep_len_mean"),
-            ("win_rate", runners, "rollout/win_rate"),
-            ("outcome", runners, "rollout/outcome"),
-            ("policy_loss", learner, "train/policy_loss"),
-            ("vf_loss", learner, "train/value_loss"),
-            ("entropy", learner, "train/entropy"),
-            ("env_runner_sampling_timer", timers, "time/sample_seconds"),
-            ("learner_update_timer", timers, "time/learn_seconds"),
-        ):
-            value = source.get(key)
-            if isinstance(value, (int, float, np.floating)) and np.isfinite(value):
-                out[name] = float(value)
-        return out
-
-    def arrays(self) -> dict[str, np.ndarray]:
-        """The learner's current policy and value networks, as bot arrays."""
-        return bot_arrays(self.algo.learner_group.get_weights()[DEFAULT_MODULE_ID])
-
-    def agent(self, deterministic: bool = True, seed: int | None = 0):
-        """The current policy as a numpy ``BotAgent``."""
-        return bot_agent(self.arrays(), self.num_players, deterministic=deterministic, seed=seed)
-
-    def update_opponents(
-        self,
-        add: tuple[str, float, int] | None = None,
-        remove: tuple[str, ...] = (),
-        weights: Mapping[str, float] | None = None,
-    ) -> None:
-        """Change the opponent pool of every env runner's env; ``add=(name, weight, seed)`` adds a
-        frozen snapshot of the current policy (sent as bot bytes, played with numpy)."""
-        payload = None
-        if add is not None:
-            name, weight, seed = add
-            payload = (name, bot_bytes(self.arrays(), self.num_players), weight, seed)
-        fn: Callable = lambda runner: update_opponents(runner, payload, tuple(remove), dict(weights or {}))  # noqa: E731
-        self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
-
-    def save_bot(self, path, info: dict | None = None) -> Path:
-        return save_bot(self.arrays(), path, self.num_players, info)
-
-    def save(self, path) -> Path:
-        """An RLlib checkpoint (``restore`` with ``RLlibTrainer(..., checkpoint=path)``)."""
-        path = Path(path).resolve()
-        self.algo.save_to_path(str(path))
-        (path / _STEPS_FILE).write_text(json.dumps({"timesteps": self.timesteps}))
-        return path
-
-    def stop(self) -> None:
-        self.algo.stop()
-
-
-_STEPS_FILE = "aos_timesteps.json"

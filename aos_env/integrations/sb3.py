@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from ..base.checks import ArgumentError, check_bool, check_int, check_optional_seed, check_sequence, check_string, fail
 from ..envs.gym import AgeOfSummonersVectorEnv
-from ..envs.learner import OpponentPool
+from ..envs.opponents import OpponentPool
 
 
 class LearnerVecEnv(VecEnv):

@@ -14,7 +14,7 @@ from gymnasium.vector import AutoresetMode
 
 from aos_env import core
 from aos_env.envs.gym import AgeOfSummonersVectorEnv
-from aos_env.envs.learner import OpponentPool
+from aos_env.envs.opponents import OpponentPool
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -271,3 +271,93 @@ def test_train_help_explains_options() -> None:
         "--eval-every",
     ):
         assert option in text
+
+
+# ---- the training package's pieces (issue 30): the config, its command line, self-play, the pool ----------
+
+
+def test_train_config_is_checked_once_naming_the_option() -> None:
+    from agents.training import OptionError, TrainConfig, check_config
+    from aos_env.base.checks import ArgumentError
+
+    checked = check_config(TrainConfig())
+    assert (checked.num_envs, checked.batch_size, checked.checked) == (1024, 2048, True)
+    assert check_config(checked) is checked  # a checked config is returned as it is
+    assert check_config(TrainConfig(net_arch=[64], opponents="greedy@1 self@0.5")).net_arch == (64,)
+    for bad, option, words in [
+        ({"seed": -1}, "--seed", "must be an int 0..4294967295, got -1"),
+        ({"players": 3, "max_turns": 2}, "--max-turns", "must be at least --players (3)"),
+        ({"opponents": ["greedy@0", "random@0"]}, "--opponents", "at least one weight must be > 0"),
+        ({"opponents": ["greedy", "greedy@2"]}, "--opponents", "'greedy' is given twice"),
+        ({"num_env_runners": 2}, "--num-env-runners", "only with --backend rllib"),
+        ({"learning_rate": 0}, "--learning-rate", "must be a finite number > 0"),
+        ({"eval_baselines": "random,greedy"}, "--eval-baselines", "must be a list of agent specs"),
+    ]:
+        with pytest.raises(OptionError) as e:
+            check_config(TrainConfig(**bad))
+        assert isinstance(e.value, ArgumentError) and e.value.option == option, (bad, e.value)
+        assert str(e.value).startswith(option) and words in str(e.value), (bad, str(e.value))
+        assert e.value.usage == f"argument {option}: " + str(e.value).removeprefix(option + " ")
+
+
+def test_train_py_options_are_the_config_fields() -> None:
+    import dataclasses
+
+    from agents.training import TrainConfig, build_parser, config_from_args
+    from agents.training.config import config_fields, option_name
+
+    parser = build_parser()
+    assert config_from_args(parser.parse_args([])) == TrainConfig()  # the same defaults
+    options = {o for a in parser._actions for o in a.option_strings} - {"-h", "--help"}
+    assert options == {option_name(f.name) for f in config_fields()}
+    text = parser.format_help()
+    assert "(default: None)" not in text and "(default: False)" not in text
+    assert text.count("(default: 0)") == 2  # --seed's, and --num-env-runners' own words
+    for f in config_fields():  # each field's doc is its help (the agent specs filled in)
+        first = f.metadata["doc"].split("{")[0].split()[:4]
+        assert " ".join(first) in " ".join(text.split()), f.name
+    assert not [
+        f.name for f in dataclasses.fields(TrainConfig) if f.name not in TrainConfig.FIELDS and f.name != "checked"
+    ]
+
+
+def test_self_play_keeps_the_newest_snapshots_with_the_share_split() -> None:
+    from agents.training.selfplay import SelfPlay
+
+    play = SelfPlay(share=0.4, every=10, keep=2, start=5)
+    assert not play.due(14) and play.due(15) and not play.due(16) and play.due(25)
+    first = play.snapshot(15)
+    assert (first.name, first.removed, first.weights) == ("self@15", (), {"self@15": 0.4})
+    play.snapshot(25)
+    third = play.snapshot(35)
+    assert third.removed == ("self@15",) and third.weights == {"self@25": 0.2, "self@35": 0.2}
+    assert not SelfPlay(share=0.0, every=10, keep=2, start=0).due(100)
+
+
+def test_opponent_pool_specs_and_weights() -> None:
+    from agents import RandomAgent
+    from aos_env.base.checks import ArgumentError
+    from aos_env.envs.opponents import OPPONENT_SEED_STEP, opponent_seed, parse_specs
+
+    forms = (
+        "greedy@0.5 random",
+        ["greedy@0.5", "random"],
+        [("greedy", 0.5), ("random", 1)],
+        {"greedy": 0.5, "random": 1},
+    )
+    for form in forms:
+        assert parse_specs(form) == [("greedy", 0.5), ("random", 1.0)], form
+    pool = OpponentPool.from_specs(["self@0.4", "random@1"], seed=7, reserved=("self",))
+    assert pool.names == ["random"]  # 'self' is the trainer's: it keeps its place in the seeds
+    fresh = RandomAgent(seed=opponent_seed(7, 1))
+    assert opponent_seed(7, 1) == 7 + OPPONENT_SEED_STEP
+    mask = np.ones((50, core.NUM_ACTIONS), dtype=bool)
+    obs = np.zeros((50, core.OBS_DIM), dtype=np.float32)
+    np.testing.assert_array_equal(pool.agents()["random"].act(obs, mask), fresh.act(obs, mask))
+    pool.add("greedy", RandomAgent(seed=1), 1.0)
+    pool.set_weights({"random": 0.0, "greedy": 3.0})
+    assert pool.weights() == {"random": 0.0, "greedy": 3.0}
+    for bad in ({"greedy": 0.0}, {"nobody": 1.0, "random": 2.0}, {"random": -1.0}):
+        with pytest.raises(ArgumentError):
+            pool.set_weights(bad)
+        assert pool.weights() == {"random": 0.0, "greedy": 3.0}, "nothing changes on a refused change"

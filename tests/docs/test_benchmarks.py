@@ -154,7 +154,7 @@ def test_rllib_scaling_command_line_is_the_same_for_every_configuration(monkeypa
     for config in configs:
         targs = train.build_parser().parse_args([*config.options, *common])
         assert (targs.timesteps, targs.num_envs, targs.final_eval_games, targs.threads) == (5000, 256, 30, 1)
-        assert (targs.players, targs.net_arch, targs.no_progress) == (3, [64, 64], True)
+        assert (targs.players, targs.net_arch, targs.no_progress) == (3, (64, 64), True)
         assert targs.eval_every > 10 * targs.timesteps  # no evaluation inside the timed training
     assert rs.run_names(configs, 2) == ["rllib_2_r1", "rllib_0_r1", "sb3_r1", "rllib_2_r2", "rllib_0_r2", "sb3_r2"]
     assert not (tmp_path / "runs").exists()  # nothing written by the checks

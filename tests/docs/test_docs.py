@@ -14,7 +14,7 @@
     ``docs/``, ``tests/helpers.py``), from the repo root, when they name a file (an extension) or
     a folder (a trailing ``/``): ``aos_env/AgeOfSummoners-v1`` is a Gymnasium id;
   * bare Python file names (``turn.py``): some file of the repo has that name;
-  * in markdown, dotted names of the project's modules (``aos_env.envs.learner.OpponentPool``,
+  * in markdown, dotted names of the project's modules (``aos_env.envs.opponents.OpponentPool``,
     ``python -m agents.evaluation.evaluate``, and ``core.X`` for ``aos_env.core.X``): the module exists and
     defines the first name after it.
 
@@ -57,6 +57,7 @@ AGENTS_MOVED = {
     **{f"agents.{m}": f"agents.files.{m}" for m in ("model_file", "export", "torch_bot")},
     **{f"agents.{m}": f"agents.evaluation.{m}" for m in ("matches", "evaluate", "leaderboard")},
     "agents.tournament": "agents.evaluation.matches",  # the shim re-exported matches' names
+    "agents.exploit": "agents.training.exploit",  # the training package (python -m agents.training.exploit)
 }
 
 
@@ -641,7 +642,7 @@ def test_scanner_finds_broken_references() -> None:
             "[R6](rules.md#r6-the-seven-actions) but not [R99](rules.md#r99-nothing) or [here](#no-such-heading).",
             "The engine: `aos_env/core/np_engine/abilities.py`, not `aos_env/core/payment.py` or turn.py.",
             "Also `aos_env/core/nb_engine/` but not `aos_env/engines/`; and `gone.md`.",
-            "Modules: `aos_env.envs.learner.OpponentPool`, `python -m agents.evaluation.evaluate`, `core.OBS_DIM`,",
+            "Modules: `aos_env.envs.opponents.OpponentPool`, `python -m agents.evaluation.evaluate`, `core.OBS_DIM`,",
             "but not `aos_env.nothing`, `core.NO_SUCH_NAME` or `agents.evaluation.matches.no_such_function`.",
         ]
     )

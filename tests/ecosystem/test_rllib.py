@@ -1,5 +1,6 @@
 """Ray RLlib (issue 15): the masked PPO module, the export to the bot format, the env runners' env
-and opponent pool, and ``train.py --backend rllib`` end to end on a local Ray.
+and opponent pool (``aos_env.integrations.rllib``), the PPO config and trainer
+(``agents.training.rllib_ppo``), and ``train.py --backend rllib`` end to end on a local Ray.
 
 Needs the ``rllib`` extra (the ``dev`` extra includes it, so CI runs these)."""
 
@@ -22,9 +23,10 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 from agents import make_agent  # noqa: E402
+from agents.training import rllib_ppo  # noqa: E402
 from aos_env import core  # noqa: E402
 from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersVectorEnv, observation_space  # noqa: E402
-from aos_env.integrations import rllib
+from aos_env.integrations import rllib  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("train_script", ROOT / "train.py")
@@ -242,7 +244,7 @@ def test_the_phase_timers_report_each_iteration() -> None:
     from ray.rllib.utils.metrics.metrics_logger import MetricsLogger
 
     metrics = MetricsLogger(root=True)
-    rllib._per_iteration_timers(metrics)
+    rllib_ppo._per_iteration_timers(metrics)
     for name in (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER):
         metrics.log_value((TIMERS, name), 3.0)
         assert metrics.reduce(compile=True)[TIMERS][name] == 3.0
@@ -254,7 +256,7 @@ def test_the_phase_timers_report_each_iteration() -> None:
 
 
 def test_ppo_config_follows_the_options() -> None:
-    config = rllib.ppo_config(
+    config = rllib_ppo.ppo_config(
         num_players=2,
         opponents={"greedy": 1.0},
         num_env_runners=2,
@@ -318,13 +320,13 @@ def test_train_rllib_arguments(capsys, tmp_path: Path, argv, message) -> None:
 def test_train_rllib_games_per_runner(tmp_path: Path) -> None:
     parser = train.build_parser()
     args = parser.parse_args(["--out", str(tmp_path), "--backend", "rllib", "--num-env-runners", "3"])
-    train.check_args(parser, args)
-    assert (args.envs_per_runner, args.num_envs) == (342, 1026)  # 1024 games split, rounded up
+    c = train.check_args(parser, args).config
+    assert (c.envs_per_runner, c.num_envs) == (342, 1026)  # 1024 games split, rounded up
     args = parser.parse_args(
         ["--out", str(tmp_path), "--backend", "rllib", "--envs-per-runner", "100", "--batch-size", "256"]
     )
-    train.check_args(parser, args)
-    assert (args.envs_per_runner, args.num_envs, args.num_env_runners) == (100, 100, 0)
+    c = train.check_args(parser, args).config
+    assert (c.envs_per_runner, c.num_envs, c.num_env_runners) == (100, 100, 0)
 
 
 def test_train_rllib_needs_ray(capsys, tmp_path: Path, monkeypatch) -> None:

@@ -134,9 +134,9 @@ def test_train_out_and_broken_resume(capsys, tmp_path: Path) -> None:
 def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
     parser = train.build_parser()
     args = parser.parse_args(["--out", str(tmp_path / "runs")])
-    opponents = train.check_args(parser, args)
-    assert set(opponents) == {"greedy", "random"} and args.opponents[-1] == ("self", 0.4)
-    assert args.net_arch == [256, 256] and args.eval_baselines == ["random", "greedy"]
+    ready = train.check_args(parser, args)
+    assert set(ready.pool) == {"greedy", "random"} and ready.config.opponents[-1] == ("self", 0.4)
+    assert ready.config.net_arch == (256, 256) and ready.config.eval_baselines == ("random", "greedy")
     assert not (tmp_path / "runs").exists()
 
 

@@ -25,7 +25,8 @@ from aos_env import core
 from aos_env.base.checks import ArgumentError
 from aos_env.core.state import FIELD_NAMES
 from aos_env.envs.gym import AgeOfSummonersEnv, AgeOfSummonersVectorEnv
-from aos_env.envs.learner import LearnerEnv, OpponentError, OpponentPool
+from aos_env.envs.learner import LearnerEnv
+from aos_env.envs.opponents import OpponentError, OpponentPool
 
 FAST = settings(max_examples=40, deadline=None)
 N = 4  # games of the vector envs here

@@ -207,7 +207,7 @@ def test_train_opponents_read_models_without_unpickling(tiny, tmp_path: Path, ca
         spec = f"{path}@1" if option == "--opponents" else str(path)
         return ["--out", str(out), option, spec]
 
-    pool = train.check_args(parser, parser.parse_args(argv(files["data"])))
+    pool = train.check_args(parser, parser.parse_args(argv(files["data"]))).pool
     assert option == "--eval-baselines" or str(files["data"]) in pool
     for which in ("plain", "weights", "torch_weights"):
         with pytest.raises(SystemExit) as e:
@@ -528,8 +528,7 @@ def test_resume_picks_the_newest_model(tiny, tmp_path: Path) -> None:
     fake_run(tiny, folder, 1000, (500, 3000))
     parser = train.build_parser()
     args = parser.parse_args(["--out", str(tmp_path / "runs"), "--name", "r", "--resume"])
-    train.check_args(parser, args)
-    assert args.resume_from == folder / "checkpoints" / "model_3000.zip"
+    assert train.check_args(parser, args).resume_from == folder / "checkpoints" / "model_3000.zip"
     fake_run(tiny, folder, 3000, ())  # a tie: model.zip is saved after the checkpoint of the same step
     assert training.newest_model(folder) == folder / "model.zip"
     (folder / "model.zip").write_text("unreadable")  # its steps cannot be read: the checkpoints come first
@@ -622,11 +621,10 @@ def test_a_full_disk_leaves_the_previous_model_whole(tiny, tmp_path: Path, monke
 def test_a_full_disk_leaves_the_history_summary_and_curve_whole(tmp_path: Path, monkeypatch) -> None:
     import matplotlib.figure
 
-    from agents.training import Run
+    from agents.training import Run, config_from_args
 
     parser = train.build_parser()
-    args = parser.parse_args(["--out", str(tmp_path), "--name", "r"])
-    run = Run(args)
+    run = Run(config_from_args(parser.parse_args(["--out", str(tmp_path), "--name", "r"])))
     run.dir.mkdir()
     result = {
         s: {"win_rate": 0.5, "ci95": [0.25, 0.75], "games": 4, "mean_score": 1.0, "truncated": 0.0}
@@ -795,9 +793,9 @@ def test_net_arch_must_fit(capsys, tmp_path: Path, monkeypatch) -> None:
         "--net-arch",
         "a model file may hold",
     )
-    import agents.training as training
+    import agents.training.start as start
 
-    monkeypatch.setattr(training, "total_memory", lambda: 10**9)  # a 1 GB machine
+    monkeypatch.setattr(start, "total_memory", lambda: 10**9)  # a 1 GB machine
     usage_error(
         capsys,
         lambda: train.check_args(parser, parser.parse_args(out + ["--net-arch", "4096,4096"])),
@@ -858,11 +856,9 @@ def test_batch_size_is_at_most_the_rollout(capsys, tmp_path: Path) -> None:
         "must be at most the rollout (--n-steps x --num-envs = 16384)",
     )
     args = parser.parse_args(out + ["--num-envs", "64"])  # the default minibatch shrinks to a small rollout
-    train.check_args(parser, args)
-    assert args.batch_size == 1024
+    assert train.check_args(parser, args).config.batch_size == 1024
     args = parser.parse_args(out)
-    train.check_args(parser, args)
-    assert args.batch_size == 2048
+    assert train.check_args(parser, args).config.batch_size == 2048
 
 
 @pytest.mark.parametrize(

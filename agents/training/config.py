@@ -1,0 +1,357 @@
+"""What a training run is asked to do: :class:`TrainConfig`, one field per option of ``train.py``.
+
+Each field carries its own documentation and its own rule (a :class:`Kind`: an int in a range, a
+choice, a list of agent specs, ...) in its metadata. The command line is built from them
+(``agents.training.cli``: ``--max-turns`` is the field ``max_turns``, its help is the field's
+doc), and :func:`check_config` applies every rule once, with the rules that tie fields together,
+raising :class:`OptionError` (an ``ArgumentError``) that names the option and what it allows.
+What only the machine and the files can tell (a model to resume, an agent's file, a device,
+memory) is checked by ``agents.training.start.prepare``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aos_env.base.checks import ArgumentError
+
+from .kinds import Choice, Flag, Float, IntKind, IntList, Kind, Mix, Names, OptionalText, PathKind, Text, Truncation
+
+#: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
+MAX_TRAIN_SEED = 2**32 - 1
+#: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
+TRAINERS = ("sb3", "rllib")
+DEFAULT_NUM_ENVS = 1024
+DEFAULT_BATCH_SIZE = 2048
+#: The options that only --backend rllib takes.
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
+#: The opponent spec that stands for the learner's own snapshots.
+SELF = "self"
+
+#: The option groups of ``train.py --help``, in order.
+GROUPS = ("game and run", "opponents and self-play", "network and PPO", "RLlib (--backend rllib)", "evaluation")
+_RUN, _OPPONENTS, _PPO, _RLLIB, _EVAL = GROUPS
+
+
+class OptionError(ArgumentError):
+    """A bad setting: ``option`` is its train.py option (``--max-turns`` for the field
+    ``max_turns``); ``usage`` is the message as train.py prints it after ``error:``."""
+
+    def __init__(self, option: str, reason: str, *, whole: bool = False) -> None:
+        self.option = option
+        self.usage = reason if whole else f"argument {option}: {reason}"
+        super().__init__(reason if whole else f"{option} {reason}")
+
+
+def option_name(name: str) -> str:
+    """The command-line option of a field: ``max_turns`` -> ``--max-turns``."""
+    return "--" + name.replace("_", "-")
+
+
+def setting(default: Any, kind: Kind, doc: str, group: str, **cli: Any) -> Any:
+    """A field of :class:`TrainConfig`: its default, its rule, its documentation (which is also
+    its ``--help`` text) and its option group; ``cli``: argparse's ``metavar`` where the option
+    name alone would not say what to give."""
+    return field(default=default, metadata={"kind": kind, "doc": doc, "group": group, **cli})
+
+
+def _run_name(text: str) -> str:
+    if not text.strip() or text in (".", "..") or "/" in text or "\\" in text:
+        raise ArgumentError(f"value must be a folder name (not empty, no '/'), got {text!r}")
+    return text
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A training run: ``python train.py`` with every option a field of the same name.
+
+    Build one in Python (``TrainConfig(timesteps=100_000, players=3)``) or from a command line
+    (``agents.training.cli.config_from_args``), and train it with ``agents.training.train``.
+    The fields' documentation is in ``TrainConfig.FIELDS`` (and ``python train.py --help``).
+    """
+
+    # ---- game and run
+    backend: str = setting(
+        "sb3",
+        Choice(TRAINERS),
+        "sb3: sb3-contrib's MaskablePPO in this process (the train extra); rllib: Ray RLlib's PPO "
+        "with env runners (the rllib extra), see the RLlib options below",
+        _RUN,
+    )
+    players: int = setting(2, IntKind(2, 4), "players per game, 2..4", _RUN)
+    timesteps: int = setting(
+        4_000_000,
+        IntKind(1),
+        "learner decisions to train for, at least 1 (with --resume: this many more); "
+        "to evaluate a saved model without training, use python -m agents.evaluation.evaluate",
+        _RUN,
+    )
+    num_envs: int | None = setting(
+        None,
+        IntKind(1, optional=True),
+        f"games played in parallel by the batched env (more games amortise the env's per-call cost); "
+        f"with --backend rllib, in all env runners together (default: {DEFAULT_NUM_ENVS})",
+        _RUN,
+    )
+    seed: int = setting(
+        0, IntKind(0, MAX_TRAIN_SEED), "seed for games, opponents, evaluation and the network, 0..2**32-1", _RUN
+    )
+    out: Path = setting(Path("runs"), PathKind(), "folder for runs", _RUN)
+    name: str = setting("default", Text(_run_name, "name"), "run name: output goes to <out>/<name>/", _RUN)
+    resume: bool = setting(
+        False,
+        Flag(),
+        "continue the run <out>/<name>/ from the newest of its model.zip and "
+        "checkpoints/model_<steps>.zip (rllib: from its RLlib checkpoint rllib/). It is read with "
+        "SB3's (or RLlib's) full loader, which unpickles the file and so can run code from it: "
+        "resume only run folders you trained yourself (playing a model, as an agent or an "
+        "opponent, reads it without unpickling)",
+        _RUN,
+    )
+    overwrite: bool = setting(
+        False,
+        Flag(),
+        "replace the run <out>/<name>/ if it exists (its model, checkpoints, summary, history, "
+        "curve and TensorBoard logs are deleted when training starts); without --overwrite or "
+        "--resume an existing run is never written over",
+        _RUN,
+    )
+    max_turns: int = setting(
+        200,
+        IntKind(1),
+        "turn limit of a game (over all players), at least --players (every seat gets a turn)",
+        _RUN,
+    )
+    device: str = setting(
+        "cpu",
+        Text(str, "device"),
+        "torch device of the learner (cpu, cuda, cuda:1, ...; rllib: cpu or cuda, one GPU); it must "
+        "exist on this machine (cuda only where torch.cuda.is_available())",
+        _RUN,
+    )
+    threads: int = setting(
+        1,
+        IntKind(1),
+        "threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
+        "the env and the network take turns in one process, and idle engine threads spin)",
+        _RUN,
+    )
+    no_progress: bool = setting(False, Flag(), "hide the progress bar", _RUN)
+
+    # ---- opponents and self-play
+    opponents: tuple[tuple[str, float], ...] = setting(
+        (("greedy", 0.5), ("random", 0.1), (SELF, 0.4)),
+        Mix(),
+        "opponent mix, each 'spec@weight': spec is {spec_help}, or 'self' (the learner's own "
+        "snapshots); weights are relative, >= 0, at least one > 0",
+        _OPPONENTS,
+    )
+    snapshot_every: int = setting(
+        250_000,
+        IntKind(1),
+        "add a frozen copy of the learner to the self-play pool every this many steps",
+        _OPPONENTS,
+    )
+    max_snapshots: int = setting(5, IntKind(1), "snapshots kept in the pool (oldest dropped)", _OPPONENTS)
+    shaping: float = setting(
+        0.02,
+        Float(0),
+        "reward per point of change in the learner's score lead (0 = only the final +1/-1)",
+        _OPPONENTS,
+    )
+    truncation_reward: str | float | None = setting(
+        "loss",
+        Truncation(),
+        "the learner's reward when its game reaches the turn limit: 'loss' (-1/(P-1), as a lost game: "
+        "stalling never pays better than playing to win), 'zero' (the game's own 0, R7.5) or a number",
+        _OPPONENTS,
+    )
+
+    # ---- network and PPO
+    init: Path | None = setting(
+        None,
+        PathKind(optional=True),
+        "start the networks from a bot file's weights instead of at random (sb3 only; --net-arch "
+        "must be the bot's hidden sizes); a bot of an older observation version is widened to this "
+        "one, so the run starts from that bot's play (docs/bot.md)",
+        _PPO,
+        metavar="BOT.npz",
+    )
+    net_arch: tuple[int, ...] = setting(
+        (256, 256),
+        IntList(1),
+        "hidden layer sizes of the policy and value networks, comma separated (e.g. 256,256)",
+        _PPO,
+    )
+    learning_rate: float = setting(3e-4, Float(0, low_open=True), "Adam learning rate, > 0", _PPO)
+    n_steps: int = setting(16, IntKind(1), "steps per env per rollout (rollout = n_steps * num_envs, at least 2)", _PPO)
+    batch_size: int | None = setting(
+        None,
+        IntKind(2, optional=True),
+        f"minibatch size, at least 2 and at most the rollout (--n-steps x --num-envs); default: "
+        f"{DEFAULT_BATCH_SIZE}, or the rollout if it is smaller",
+        _PPO,
+    )
+    n_epochs: int = setting(4, IntKind(1), "passes over each rollout", _PPO)
+    gamma: float = setting(0.995, Float(0, 1), "discount factor, 0..1", _PPO)
+    gae_lambda: float = setting(0.95, Float(0, 1), "GAE lambda, 0..1", _PPO)
+    clip_range: float = setting(0.2, Float(0, low_open=True), "PPO clip range, > 0", _PPO)
+    ent_coef: float = setting(0.01, Float(0), "entropy bonus, >= 0", _PPO)
+    vf_coef: float = setting(0.5, Float(0), "value loss weight, >= 0", _PPO)
+    max_grad_norm: float = setting(0.5, Float(0, low_open=True), "gradient clipping, > 0", _PPO)
+
+    # ---- RLlib
+    num_env_runners: int | None = setting(
+        None,
+        IntKind(0, optional=True),
+        "Ray actors that sample games (one CPU each); 0 samples in this process between updates (default: 0)",
+        _RLLIB,
+    )
+    envs_per_runner: int | None = setting(
+        None,
+        IntKind(1, optional=True),
+        "games each env runner plays at once on its batched engine (default: --num-envs divided "
+        "among the runners); give this or --num-envs, not both",
+        _RLLIB,
+    )
+    address: str | None = setting(
+        None,
+        OptionalText(),
+        "join a running Ray cluster (host:port of its head, or 'auto'; start one with ray start "
+        "--head); default: a local Ray, started and stopped by this script",
+        _RLLIB,
+    )
+
+    # ---- evaluation
+    eval_every: int = setting(500_000, IntKind(1), "evaluate and checkpoint every this many steps", _EVAL)
+    eval_games: int = setting(200, IntKind(1), "games against each baseline at each evaluation", _EVAL)
+    final_eval_games: int = setting(1000, IntKind(1), "games against each baseline at the end", _EVAL)
+    eval_baselines: tuple[str, ...] = setting(
+        ("random", "greedy"),
+        Names(),
+        "agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)",
+        _EVAL,
+    )
+
+    # set by check_config: the defaults that depend on other fields are filled in
+    checked: bool = field(default=False, repr=False, compare=False, metadata={"internal": True})
+
+    @property
+    def run_dir(self) -> Path:
+        """The run's folder, ``<out>/<name>``."""
+        return Path(self.out) / self.name
+
+    @property
+    def self_weight(self) -> float:
+        """The self-play share of the opponent mix (the weight of 'self', 0 without it)."""
+        return sum(w for s, w in self.opponents if s == SELF)
+
+    def options(self) -> dict[str, Any]:
+        """{field: value} of every option, as summary.json's ``args`` shows them (paths as text)."""
+        return {f.name: str(v) if isinstance(v, Path) else v for f in config_fields() for v in [getattr(self, f.name)]}
+
+
+def config_fields() -> list[dataclasses.Field]:
+    """The fields of :class:`TrainConfig` that are options (in ``--help``'s order)."""
+    return [f for f in dataclasses.fields(TrainConfig) if not f.metadata.get("internal")]
+
+
+def check_config(config: TrainConfig) -> TrainConfig:
+    """Every field of ``config`` checked by its rule, then the rules between fields; returns the
+    config with the defaults that depend on other fields filled in (``num_envs``, ``batch_size``
+    and, with rllib, ``num_env_runners`` and ``envs_per_runner``) and ``checked`` set. A checked
+    config is returned as it is. Raises :class:`OptionError` naming the first bad option."""
+    if not isinstance(config, TrainConfig):
+        raise ArgumentError(f"config must be a TrainConfig, got {type(config).__name__}")
+    if config.checked:
+        return config
+    values = {}
+    for f in config_fields():
+        option = option_name(f.name)
+        try:
+            values[f.name] = f.metadata["kind"].check(option, getattr(config, f.name))
+        except ArgumentError as e:
+            raise OptionError(option, str(e).removeprefix(option).removeprefix(":").strip()) from None
+    c = dataclasses.replace(config, **values)
+    if c.max_turns < c.players:
+        raise OptionError(
+            "--max-turns",
+            f"must be at least --players ({c.players}): every seat, the learner's too, needs a turn; got {c.max_turns}",
+        )
+    games = _check_backend(c)
+    rollout = c.n_steps * games["num_envs"]
+    if rollout < 2:  # PPO normalises the advantages over the rollout
+        raise OptionError("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
+    batch_size = c.batch_size
+    if batch_size is None:
+        batch_size = min(DEFAULT_BATCH_SIZE, rollout)
+    elif batch_size > rollout:  # a minibatch is a part of the rollout (RLlib refuses a larger one, SB3 clips it)
+        what = "games" if c.backend == "rllib" else "--num-envs"
+        raise OptionError(
+            "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {batch_size}"
+        )
+    _check_net_arch_size(c)
+    if c.init is not None:
+        if c.resume:
+            raise OptionError(
+                "--init", "starts a new run; --resume continues one from its own model (give one of them)"
+            )
+        if c.backend != "sb3":
+            raise OptionError("--init", f"is for --backend sb3, got --backend {c.backend}")
+    if c.backend == "rllib" and c.device not in ("cpu", "cuda"):
+        raise OptionError(
+            "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"
+        )
+    if sum(w for _, w in c.opponents) <= 0:
+        given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
+        raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
+    return dataclasses.replace(c, batch_size=batch_size, checked=True, **games)
+
+
+def _check_backend(c: TrainConfig) -> dict[str, Any]:
+    """The RLlib options: only with --backend rllib. Returns the games' settings: ``num_envs`` (all
+    games: for rllib, the runners' games together) and, for rllib, the runners and their games."""
+    given = [option_name(n) for n in RLLIB_OPTIONS if getattr(c, n) is not None]
+    if c.backend != "rllib":
+        if given:
+            raise OptionError(given[0], "only with --backend rllib")
+        return {"num_envs": c.num_envs or DEFAULT_NUM_ENVS}
+    if c.address is not None and c.address != "auto":
+        host, sep, port = c.address.rpartition(":")
+        if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
+            raise OptionError(
+                "--address", f"must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', got {c.address!r}"
+            )
+    runners = c.num_env_runners or 0
+    if c.envs_per_runner is not None and c.num_envs is not None:
+        raise OptionError("--envs-per-runner", "give --envs-per-runner or --num-envs, not both")
+    per_runner = c.envs_per_runner
+    if per_runner is None:
+        per_runner = -(-(c.num_envs or DEFAULT_NUM_ENVS) // max(1, runners))  # rounded up
+    return {"num_envs": per_runner * max(1, runners), "num_env_runners": runners, "envs_per_runner": per_runner}
+
+
+def games_option(config: TrainConfig) -> str:
+    """The option that sets how many games are played at once, for messages."""
+    return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
+
+
+def _check_net_arch_size(c: TrainConfig) -> None:
+    """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
+    from agents.files.model_file import MAX_PARAMETERS, parameter_count
+
+    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
+    if params > MAX_PARAMETERS:
+        arch = ",".join(map(str, c.net_arch))
+        raise OptionError(
+            "--net-arch",
+            f"layers {arch} make networks of {params:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model file may hold",
+        )
+
+
+#: Every option's documentation: {field: doc} (the help of ``python train.py --help``).
+TrainConfig.FIELDS = {f.name: f.metadata["doc"] for f in config_fields()}  # type: ignore[attr-defined]

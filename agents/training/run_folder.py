@@ -1,0 +1,323 @@
+"""A run's folder, ``<out>/<name>/``: what it holds, the checks that keep a user's run from being
+written over (``--resume`` continues it, ``--overwrite`` replaces it), and :class:`Run`, which
+writes its evaluations (``history.json``, ``learning_curve.png``) and its ``summary.json``.
+
+Every file is written to a temporary name and renamed into place (``aos_env.base.files``), so a
+full disk or a second Ctrl-C leaves the files written before whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from aos_env.base.checks import ArgumentError
+from aos_env.base.files import write_text
+
+from .config import OptionError, TrainConfig
+from .plots import plot_curve
+
+RLLIB_CHECKPOINT = "rllib"  # runs/<name>/rllib/: the RLlib checkpoint (--resume)
+BOT_FILE = "bot.npz"  # runs/<name>/bot.npz: the rllib run's policy as a bot file
+MODEL_FILE = "model.zip"  # runs/<name>/model.zip: the sb3 run's model
+CHECKPOINTS = "checkpoints"  # runs/<name>/checkpoints/model_<steps>.zip (sb3), bot_<steps>.npz (rllib)
+SUMMARY_FILE = "summary.json"
+HISTORY_FILE = "history.json"
+CURVE_FILE = "learning_curve.png"
+TENSORBOARD = "tb"
+#: Seeds of the evaluations' games: at step t, EVAL_SEED + t; at the end, FINAL_EVAL_SEED.
+EVAL_SEED = 10_000_000
+FINAL_EVAL_SEED = 20_000_000
+_CHECKPOINT_NAME = re.compile(r"model_([0-9]+)\.zip")
+#: What a run writes in its folder: a folder holding any of them holds a run, which only --resume
+#: continues and only --overwrite replaces.
+RUN_FILES = (
+    MODEL_FILE,
+    SUMMARY_FILE,
+    HISTORY_FILE,
+    CURVE_FILE,
+    BOT_FILE,
+    RLLIB_CHECKPOINT,
+    CHECKPOINTS,
+    TENSORBOARD,
+)
+
+
+# ---- what a folder holds ----------------------------------------------------------------------
+
+
+def run_holds(run_dir: Path) -> list[str]:
+    """What of a run the folder holds (``RUN_FILES`` present; an empty checkpoints/ or tb/ does not count)."""
+    found = []
+    for name in RUN_FILES:
+        p = run_dir / name
+        if p.is_dir() and name in (CHECKPOINTS, TENSORBOARD) and not any(p.iterdir()):
+            continue
+        if p.exists():
+            found.append(name)
+    return found
+
+
+def newest_model(run_dir: Path) -> Path | None:
+    """The model --resume continues: the newest, by training steps, of ``model.zip`` and
+    ``checkpoints/model_<steps>.zip`` (model.zip on a tie: it is saved after the checkpoint of the
+    same step). model.zip's steps are read from SB3's ``data`` member as plain JSON (nothing is
+    unpickled); if they cannot be read, the checkpoints come first."""
+    from agents.files.sb3_file import saved_timesteps
+
+    found: list[tuple[int, int, Path]] = []
+    model = run_dir / MODEL_FILE
+    if model.is_file():
+        steps = saved_timesteps(model)
+        found.append((-1 if steps is None else steps, 1, model))
+    folder = run_dir / CHECKPOINTS
+    if folder.is_dir():
+        for p in folder.iterdir():
+            m = _CHECKPOINT_NAME.fullmatch(p.name)
+            if m and p.is_file():
+                found.append((int(m[1]), 0, p))
+    return max(found)[2] if found else None
+
+
+def clear_run(run_dir: Path) -> None:
+    """--overwrite: delete what a previous run wrote in ``run_dir`` (``RUN_FILES``), and nothing else."""
+    for name in RUN_FILES:
+        p = run_dir / name
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p)
+        elif p.exists() or p.is_symlink():
+            p.unlink()
+
+
+# ---- checks before a run starts ---------------------------------------------------------------------
+
+
+def check_writable(run_dir: Path) -> None:
+    """The run folder can be written: a tiny file is created (and removed) in it or, if it does not
+    exist yet, in the nearest folder above it that does (where its folders would be created).
+    Permission bits alone do not tell (root may write everywhere, but not in /proc)."""
+    if run_dir.exists() and not run_dir.is_dir():
+        raise OptionError("--name", f"{str(run_dir)!r} is a file; a run needs a folder there")
+    folder = next(p for p in (run_dir, *run_dir.parents) if p.exists())
+    try:
+        fd, name = tempfile.mkstemp(prefix=".aos-write-test-", dir=folder)
+        os.close(fd)
+        os.unlink(name)
+    except OSError as e:
+        raise OptionError(
+            "--out",
+            f"cannot write in {str(folder)!r}: creating a file there failed ({e.strerror or e}); give a "
+            "folder that can be written",
+        ) from None
+
+
+def check_run_folder(config: TrainConfig) -> Path | None:
+    """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
+    over by accident; --resume needs a model to continue. Returns the model that an sb3 run
+    resumes from (None for a new run, or rllib's, which resumes from its checkpoint folder)."""
+    from agents.files.model_file import read_meta
+    from agents.files.sb3_file import check_sb3_model_file
+
+    run_dir = config.run_dir
+    if config.resume and config.overwrite:
+        raise OptionError("--overwrite", "replaces a run, --resume continues it: give one of them")
+    held = run_holds(run_dir) if run_dir.is_dir() else []
+    if held and not (config.resume or config.overwrite):
+        raise OptionError(
+            "--name",
+            f"{str(run_dir)!r} holds a run already ({', '.join(held)}); use --resume to continue it, "
+            "--overwrite to replace it, or another --name",
+        )
+    if not config.resume:
+        return None
+    if config.backend == "rllib":
+        if not (run_dir / RLLIB_CHECKPOINT / "rllib_checkpoint.json").is_file():
+            raise OptionError(
+                "--resume",
+                f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
+                "--backend rllib first, without --resume)",
+            )
+        return None
+    model = newest_model(run_dir)
+    if model is None:
+        raise OptionError(
+            "--resume",
+            f"no model to resume at {run_dir / MODEL_FILE} or in {run_dir / CHECKPOINTS} (train a "
+            "run first, without --resume)",
+        )
+    try:
+        check_sb3_model_file(model)
+    except (ArgumentError, FileNotFoundError) as e:
+        raise OptionError("--resume", str(e)) from None
+    try:
+        trained_for = read_meta(model)["num_players"]
+    except ArgumentError:  # an older model without the JSON member: SB3's loader checks it
+        trained_for = None
+    if trained_for is not None and trained_for != config.players:
+        raise OptionError(
+            "--players",
+            f"the run in {str(run_dir)!r} trains {trained_for}-player games, got --players {config.players}",
+        )
+    return model
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it, links resolved."""
+    path, folder = Path(os.path.realpath(path)), Path(os.path.realpath(folder))
+    return path == folder or folder in path.parents
+
+
+def check_not_in_run(option: str, path: Path, run_dir: Path) -> None:
+    """An input may not be a file of the run being written (it would be replaced, or deleted by --overwrite)."""
+    if _inside(path, run_dir):
+        raise OptionError(
+            option,
+            f"{str(path)!r} is inside the run's own folder {str(run_dir)!r}, which this run writes; copy it "
+            "elsewhere first, or give another --name",
+        )
+
+
+def check_spec_not_in_run(option: str, spec: str, run_dir: Path) -> None:
+    """An agent spec that names a file may not name one of the run being written."""
+    from agents.registry import parse_spec
+
+    try:
+        name, _ = parse_spec(spec)
+    except ArgumentError:
+        return  # make_agent reports it
+    if name.lower().endswith((".zip", ".npz")) or "/" in name or os.sep in name:
+        check_not_in_run(option, Path(name), run_dir)
+
+
+# ---- the run's records ---------------------------------------------------------------------------------
+
+
+def iteration_times(sample: list[float], learn: list[float], steps: int) -> dict:
+    """summary.json's ``iterations``, the same for both backends: how many rollout-and-update
+    iterations ran, their mean learner steps (SB3: exactly ``--n-steps`` x games; RLlib's runners
+    count no step for a game's restart and sample until they have that many, a few % more), and
+    the seconds spent sampling (the env, the opponents and the policy's forward passes) and
+    learning (the PPO epochs), in total and per iteration. Self-play snapshots, evaluations and
+    checkpoints are in neither. ``steps``: the learner steps of all these iterations."""
+    return {
+        "count": len(learn),
+        "mean_steps": steps / len(learn) if learn else 0.0,
+        "sample_seconds": float(sum(sample)),
+        "learn_seconds": float(sum(learn)),
+        "mean_sample_seconds": float(np.mean(sample)) if sample else 0.0,
+        "mean_learn_seconds": float(np.mean(learn)) if learn else 0.0,
+    }
+
+
+class Run:
+    """What both trainers share: the run folder, evaluation against the baselines, the history,
+    the learning curve and the summary. ``resume_from``: the model an sb3 run continues (for
+    summary.json's ``args``)."""
+
+    def __init__(self, config: TrainConfig, resume_from: Path | None = None) -> None:
+        self.config = config
+        self.resume_from = resume_from
+        self.dir = config.run_dir
+        self.history_path = self.dir / HISTORY_FILE
+        self.baselines = list(config.eval_baselines)
+        self.history: list[dict] = []
+        self.started = time.time()
+
+    def load_history(self, up_to: int | None = None) -> None:
+        """The run's evaluations so far (--resume); ``up_to``: the steps of the model resumed, the
+        evaluations after it (of a later model that was not saved) are dropped."""
+        self.history = json.loads(self.history_path.read_text()) if self.history_path.exists() else []
+        if up_to is not None:
+            self.history = [h for h in self.history if h.get("timesteps", 0) <= up_to]
+
+    def evaluate(self, me: Any, games: int, seed: int) -> dict:
+        """``games`` games of the agent ``me`` in one seat against a baseline in every other seat
+        (with 4 players: against three greedy agents), seats rotated: ``me``'s win rates with 95%
+        intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
+        them, and a win rate per seat could then not exceed 50%.)"""
+        from agents import make_agent
+        from agents.evaluation.matches import play_games, summarise
+
+        c, out = self.config, {}
+        others = c.players - 1
+        for i, spec in enumerate(self.baselines):
+            rivals = [make_agent(spec, seed=seed + i * others + k) for k in range(others)]
+            names = ["learner"] + [spec if others == 1 else f"{spec}#{k + 1}" for k in range(others)]
+            res = play_games(
+                [me, *rivals],
+                c.players,
+                games,
+                seed=seed + 1000 * i,
+                batch_size=min(games, 500),
+                max_turns=c.max_turns,
+                names=names,
+            )
+            summary = summarise(res)
+            a = summary["agents"]["learner"]
+            out[spec] = {
+                "win_rate": a["win_rate"],
+                "ci95": a["win_rate_ci95"],
+                "games": games,
+                "mean_score": a["mean_score"],
+                "truncated": summary["truncated"] / games,
+            }
+        return out
+
+    def record(self, t: int, result: dict, log: Callable[[str, float], None] | None = None) -> None:
+        """Add an evaluation to the history, the curve and the console; ``log(tag, value)``: TensorBoard."""
+        self.history.append({"timesteps": t, "wall_seconds": time.time() - self.started, "results": result})
+        if log is not None:
+            for spec, r in result.items():
+                log(f"eval/win_rate_vs_{spec}", r["win_rate"])
+        write_text(self.history_path, json.dumps(self.history, indent=2))
+        plot_curve(self.history, self.dir / CURVE_FILE, self.baselines, self.config.backend)
+        msg = ", ".join(
+            f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], {r['truncated']:.1%} truncated"
+            for s, r in result.items()
+        )
+        print(f"[{t:,} steps, {time.time() - self.started:.0f} s] {msg}", flush=True)
+
+    def finish(
+        self,
+        timesteps: int,
+        steps: int,
+        train_seconds: float,
+        final: dict | None,
+        model: Path,
+        extra: dict | None = None,
+        interrupted: str | None = None,
+    ) -> dict:
+        """Write summary.json and say where everything is. ``interrupted``: the signal's name if the
+        run was stopped (the summary then says so, and ``final`` is None: no final evaluation ran)."""
+        args = self.config.options()
+        args["resume_from"] = None if self.resume_from is None else str(self.resume_from)
+        summary = {
+            "run": str(self.dir),
+            "backend": self.config.backend,
+            "timesteps": timesteps,
+            "train_seconds": train_seconds,
+            "wall_seconds": time.time() - self.started,
+            "env_steps_per_second": steps / max(train_seconds, 1e-9),
+            "final_evaluation": final,
+            "args": args,
+            "model": str(model),
+            "interrupted": interrupted is not None,
+            **({"signal": interrupted} if interrupted else {}),
+            **(extra or {}),
+        }
+        write_text(self.dir / SUMMARY_FILE, json.dumps(summary, indent=2))
+        where = f"saved {model}; summary in {self.dir / SUMMARY_FILE}; curve in {self.dir / CURVE_FILE}"
+        if interrupted:
+            print(f"{interrupted}: stopped at {timesteps:,} steps; {where}; continue with --resume", flush=True)
+        else:
+            print(where)
+        return summary

@@ -1,0 +1,208 @@
+"""The SB3 trainer: sb3-contrib's MaskablePPO on the SB3 adapter of the batched env, in this process
+(``train.py --backend sb3``, the default).
+
+Every model (``model.zip``, the checkpoints) is written by ``agents.files.model_file.save_model``:
+atomically, with the JSON member that lets agents read it without unpickling.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecMonitor
+
+from aos_env.envs.opponents import OpponentPool
+
+from .config import OptionError, TrainConfig
+from .run_folder import CHECKPOINTS, EVAL_SEED, FINAL_EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
+from .selfplay import SelfPlay
+from .signals import Interrupted, StopSignal
+
+
+def train_sb3(
+    config: TrainConfig, pool: OpponentPool, stop: StopSignal | None = None, resume_from: Path | None = None
+) -> dict:
+    """Train ``config`` (checked: ``agents.training.prepare``) against ``pool`` and return the run's
+    summary. ``resume_from``: the model ``--resume`` continues (``prepare`` finds it); ``stop``:
+    the run's :class:`StopSignal`."""
+    from agents import PolicyAgent
+    from agents.files.model_file import save_model
+    from agents.files.sb3_file import saved_timesteps
+    from aos_env.integrations.sb3 import LearnerVecEnv
+
+    c = config
+    stop = stop or StopSignal()
+    run = Run(c, resume_from)
+    model_path = run.dir / MODEL_FILE
+    venv = LearnerVecEnv(
+        num_envs=c.num_envs,
+        num_players=c.players,
+        opponents=pool,
+        seed=c.seed,
+        max_turns=c.max_turns,
+        shaping=c.shaping,
+        truncation_reward=c.truncation_reward,
+    )
+    env = VecMonitor(venv, info_keywords=("win", "score"))
+    if resume_from is None and c.resume:
+        resume_from = model_path
+    if resume_from is not None:
+        try:  # SB3's full loader: the run's own file (see --resume); it checks that the spaces fit the env
+            run.load_history(up_to=saved_timesteps(resume_from))
+            # the env's spaces replace the saved ones: runs saved before the observation's bounds became
+            # finite (aos-env 0.3) have inf highs, and SB3 would refuse a Box that differs only there
+            # (the shape, which must match, is checked by SB3 against the saved weights)
+            model = MaskablePPO.load(
+                str(resume_from),
+                env=env,
+                device=c.device,
+                tensorboard_log=str(run.dir / TENSORBOARD),
+                custom_objects={"observation_space": env.observation_space, "action_space": env.action_space},
+            )
+        except Exception as e:
+            raise OptionError(
+                "--resume", f"cannot continue the run in {run.dir} from {resume_from}: {type(e).__name__}: {e}"
+            ) from None
+        print(f"resuming from {resume_from} ({model.num_timesteps:,} steps)", flush=True)
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            env,
+            learning_rate=c.learning_rate,
+            n_steps=c.n_steps,
+            batch_size=c.batch_size,
+            n_epochs=c.n_epochs,
+            gamma=c.gamma,
+            gae_lambda=c.gae_lambda,
+            clip_range=c.clip_range,
+            ent_coef=c.ent_coef,
+            vf_coef=c.vf_coef,
+            max_grad_norm=c.max_grad_norm,
+            policy_kwargs={"net_arch": list(c.net_arch)},
+            tensorboard_log=str(run.dir / TENSORBOARD),
+            seed=c.seed,
+            device=c.device,
+            verbose=0,
+        )
+        if c.init is not None:
+            from agents.files.export import warm_start
+
+            warm_start(model.policy, c.init)
+    (run.dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    steps_before = model.num_timesteps
+    training = None
+    t0 = train_end = None
+
+    def evaluate(games: int, seed: int) -> dict:
+        return run.evaluate(PolicyAgent.snapshot(model, deterministic=True), games, seed)
+
+    def log(tag: str, value: float) -> None:
+        if hasattr(model, "_logger"):  # the logger exists once learn() has started
+            model.logger.record(tag, value)
+
+    try:
+        if not run.history:
+            run.record(model.num_timesteps, evaluate(c.eval_games, seed=EVAL_SEED), log)
+        training = _Callback(c, model, pool, run, evaluate, log, stop)
+        t0 = time.time()
+        with stop.deferring():
+            model.learn(
+                total_timesteps=c.timesteps,
+                callback=training,
+                progress_bar=not c.no_progress,
+                reset_num_timesteps=resume_from is None,
+                tb_log_name="ppo",
+            )
+        train_end = time.time()
+        if stop.requested:
+            raise Interrupted
+        save_model(model, model_path, c.players)
+        final = evaluate(c.final_eval_games, seed=FINAL_EVAL_SEED)
+        run.record(model.num_timesteps, final, log)
+        return run.finish(
+            model.num_timesteps,
+            model.num_timesteps - steps_before,
+            train_end - t0,
+            final,
+            model_path,
+            {"iterations": training.finish(train_end, steps_before)},
+        )
+    except Interrupted:
+        pass
+    # stopped by a signal: save what there is (a second signal aborts, the files whole)
+    train_end = train_end or time.time()
+    save_model(model, model_path, c.players)
+    iterations = training.finish(train_end, steps_before) if training is not None else iteration_times([], [], 0)
+    run.finish(
+        model.num_timesteps,
+        model.num_timesteps - steps_before,
+        train_end - (t0 or train_end),
+        None,
+        model_path,
+        {"iterations": iterations},
+        interrupted=stop.name,
+    )
+    raise SystemExit(stop.exit_status)
+
+
+class _Callback(BaseCallback):
+    """Self-play snapshots, periodic evaluation, checkpoints; stops learn() on SIGINT/SIGTERM."""
+
+    def __init__(
+        self, config: TrainConfig, model: Any, pool: OpponentPool, run: Run, evaluate: Any, log: Any, stop: StopSignal
+    ) -> None:
+        super().__init__()
+        self.config, self.ppo, self.pool, self.run, self.stop = config, model, pool, run, stop
+        self.evaluate, self.log = evaluate, log
+        self.next_eval = model.num_timesteps + config.eval_every
+        self.selfplay = SelfPlay(config.self_weight, config.snapshot_every, config.max_snapshots, model.num_timesteps)
+        # seconds per iteration: collecting a rollout (without snapshots and evaluations) and the update after it
+        self.sample_seconds: list[float] = []
+        self.learn_seconds: list[float] = []
+        self.rollout_started = self.rollout_ended = None
+        self.eval_seconds = 0.0  # snapshots, evaluations and checkpoints during the current rollout
+        if self.selfplay.active and config.resume:
+            self._snapshot()
+
+    def _on_rollout_start(self) -> None:
+        self.rollout_started, self.eval_seconds = time.time(), 0.0
+        if self.rollout_ended is not None:  # MaskablePPO.train() ran since the last rollout
+            self.learn_seconds.append(self.rollout_started - self.rollout_ended)
+
+    def _on_rollout_end(self) -> None:
+        self.rollout_ended = time.time()
+        self.sample_seconds.append(self.rollout_ended - self.rollout_started - self.eval_seconds)
+
+    def finish(self, train_end: float, steps_before: int) -> dict:
+        """The iterations' times; the last update ends with learn()."""
+        if self.rollout_ended is not None and len(self.learn_seconds) < len(self.sample_seconds):
+            self.learn_seconds.append(train_end - self.rollout_ended)
+        return iteration_times(self.sample_seconds, self.learn_seconds, self.ppo.num_timesteps - steps_before)
+
+    def _snapshot(self) -> None:
+        from agents import PolicyAgent
+
+        t = self.ppo.num_timesteps
+        change = self.selfplay.snapshot(t)
+        self.pool.add(change.name, PolicyAgent.snapshot(self.ppo, deterministic=False, seed=self.config.seed + t), 1.0)
+        for name in change.removed:
+            self.pool.remove(name)  # games it is playing keep it until they end
+        self.pool.set_weights(change.weights)
+
+    def _on_step(self) -> bool:
+        from agents.files.model_file import save_model
+
+        c, t = self.config, self.ppo.num_timesteps
+        started = time.time()
+        if self.selfplay.due(t):
+            self._snapshot()
+        if t >= self.next_eval:
+            self.next_eval += c.eval_every
+            self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED + t), self.log)
+            save_model(self.ppo, self.run.dir / CHECKPOINTS / f"model_{t}.zip", c.players)
+        self.eval_seconds += time.time() - started  # not sampling (RLlib's timer leaves these out too)
+        return not self.stop.requested  # False stops learn() after this step
