@@ -47,7 +47,7 @@ from ..base.checks import (
     fail,
 )
 from ..core.cards import CardSet, load_cards
-from ..core.rng import mix64
+from ..core.rng import splitmix64
 from ..core.state import GAME_DTYPE
 from .opponents import OpponentError, OpponentPool
 
@@ -58,8 +58,6 @@ ILLEGAL_ACTIONS = ("terminate", "raise")
 BYTES_PER_GAME = core.PEAK_BYTES_PER_GAME + GAME_DTYPE.itemsize + 3 * 4 * core.OBS_DIM
 #: Deals in a row that may end before the learner's first decision before ``step`` gives up.
 _MAX_REDEALS = 1000
-#: SplitMix64's increment (Steele, Lea and Flood 2014): a game's seat and line-up are a hash of its seed.
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _FLOAT_BITS = 53  # a float64 in [0, 1) from the top 53 bits of a 64-bit hash
 
 
@@ -78,20 +76,13 @@ def act_on_state(agent: Any, state: core.State, games: np.ndarray) -> Any:
     return agent.act(obs, state.legal_action_mask[games], sub)
 
 
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's next output for the states ``x`` (a uint64 array): the state advanced by the
-    increment, then the engine's finaliser (``core.rng.mix64``); wrapping arithmetic."""
-    with np.errstate(over="ignore"):
-        return mix64(x + _GOLDEN)
-
-
 def game_uniforms(seeds: np.ndarray, k: int) -> np.ndarray:
     """(n, k) floats in [0, 1) that depend on each game's seed alone: what the learner env draws per
     game (the learner's seat, then an opponent per seat), so that the game of seed ``s`` has the same
     seat and line-up in a single env and in any batch."""
-    base = _splitmix64(np.asarray(seeds, dtype=np.int64).astype(np.uint64))
+    base = splitmix64(np.asarray(seeds, dtype=np.int64).astype(np.uint64))
     with np.errstate(over="ignore"):
-        draws = _splitmix64(base[:, None] + np.arange(1, k + 1, dtype=np.uint64)[None, :])
+        draws = splitmix64(base[:, None] + np.arange(1, k + 1, dtype=np.uint64)[None, :])
     return (draws >> np.uint64(64 - _FLOAT_BITS)).astype(np.float64) * 2.0**-_FLOAT_BITS
 
 
