@@ -25,7 +25,6 @@ rllib`` drives it.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections.abc import Mapping

@@ -131,3 +131,21 @@ def test_a_picture_of_a_state_loads_its_module_on_demand() -> None:
         "assert s._repr_svg_().startswith('<svg')"
     )
     assert "aos_env.view.svg" in loaded and "pettingzoo" not in loaded
+
+
+#: the longest an agents/ module may be: small rooms, each with one job
+MAX_AGENT_MODULE_LINES = 400
+
+
+def test_agents_modules_are_small_and_grouped_by_job() -> None:
+    """agents/ is laid out by job (players, files, evaluation, training, league): no module at its top
+    but the public door (``__init__``, ``registry``), and none longer than MAX_AGENT_MODULE_LINES."""
+    agents = ROOT / "agents"
+    top = sorted(p.stem for p in agents.glob("*.py"))
+    assert top == ["__init__", "registry"], top
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in agents.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_AGENT_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_AGENT_MODULE_LINES} lines: {long}"
