@@ -211,7 +211,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         obs = self.learner.reset(seed=seed)
         if seed is not None or self._np_random is None:  # np_random is the env's own stream
             self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
-        mask = self.learner.state.legal_action_mask[0].astype(np.int8)
+        mask = self.learner.action_masks()[0].astype(np.int8)
         if self.render_mode == "human":
             self.render()
         return self._obs(obs[0], mask), {"action_mask": mask}
@@ -262,7 +262,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         """(44,) bool: the legal actions now (sb3-contrib's MaskablePPO calls this)."""
         return self.learner.action_masks()[0]
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:  # str, an (H, W, 3) uint8 frame or None (Gymnasium's RenderFrame)
         """The table from the learner's seat: text ("ansi"), printed ("human") or a frame ("rgb_array")."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -271,6 +271,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
+        check_choice("render_mode", self.render_mode, RENDER_MODES)  # a value set after construction too
         out = _render(self.learner.state, 0, int(self.learner.seat[0]), self.render_mode)
         if self.render_mode == "human":
             print(out)
@@ -408,7 +409,7 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         deal in NEXT_STEP mode: the next step ignores it)."""
         return self.learner.action_masks()
 
-    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+    def render(self) -> Any:  # a tuple of str or of (H, W, 3) uint8 frames, or None
         """Every game's table from its learner's seat, as a tuple: text ("ansi") or frames ("rgb_array")."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -417,5 +418,6 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
+        check_choice("render_mode", self.render_mode, VECTOR_RENDER_MODES)  # a value set after construction too
         state, seat = self.learner.state, self.learner.seat
         return tuple(_render(state, b, int(seat[b]), self.render_mode) for b in range(self.num_envs))

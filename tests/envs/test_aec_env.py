@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 import aos_env
 from aos_env import core
+from aos_env.base.checks import ArgumentError
 from aos_env.envs.aec import INFO_KEYS
 from aos_env.tools.positions import position
 
@@ -324,7 +325,7 @@ def test_classic_wrapper_order_and_bounds_errors() -> None:
         _ = e.agent_selection
     e.reset(seed=1)
     for bad in (44, -1, 2.5, "3", True):
-        with pytest.raises(AssertionError, match="not in action space"):
+        with pytest.raises(AssertionError, match="not in the action space"):
             e.step(bad)
     with pytest.raises(AssertionError):
         e.step(None)  # the acting agent is alive
@@ -429,3 +430,52 @@ def test_raw_env_agent_names_and_calls_before_reset() -> None:
         with pytest.raises(ValueError):
             call()
     assert _frozen(raw) == before
+
+
+# ---- issue 33 item 13: clear errors for bad actions, bad states and bad render modes -------------
+
+
+@pytest.mark.parametrize("bad", [44, -1, "3", 3.7, True, np.int64(44), None, [3]])
+def test_env_step_outside_the_action_space_names_the_action_and_the_range(bad) -> None:
+    """env().step(bad) raises the project's error (also an AssertionError, PettingZoo's convention),
+    naming the acting agent, the value and the range; nothing changes."""
+    e = aos_env.env(num_players=2)
+    e.reset(seed=3)
+    before = (e.agent_selection, e.unwrapped.engine_state.records.copy())
+    with pytest.raises(ArgumentError, match=r"^player_\d: action is not in the action space") as err:
+        e.step(bad)
+    assert isinstance(err.value, AssertionError)
+    assert "0..43" in str(err.value) and repr(bad)[:20] in str(err.value)
+    assert (e.agent_selection, e.unwrapped.engine_state.records.copy())[0] == before[0]
+    assert np.array_equal(e.unwrapped.engine_state.records, before[1])
+
+
+def test_load_state_refuses_an_inconsistent_state() -> None:
+    raw = aos_env.raw_env(num_players=2)
+    raw.reset(seed=1)
+    turn = int(raw.engine_state.turn[0])
+    state = core.init(1, 2, seed=5)
+    state.hand[0, 0, 0] += 1  # one card too many: 111 in all
+    with pytest.raises(ArgumentError, match=r"^state: .*cards of .* over all zones; it must be \d+"):
+        raw.load_state(state)
+    assert int(raw.engine_state.turn[0]) == turn and raw.engine_state is not state, "nothing changed"
+    state = core.init(1, 2, seed=5)
+    state.faith[0, 1] = 99
+    with pytest.raises(ArgumentError, match=r"^state: players\[1\]\.faith is 99; it must be 0\.\.10"):
+        raw.load_state(state)
+    state = core.init(1, 2, seed=5, max_turns=30)
+    with pytest.raises(ArgumentError, match=r"^state: max_turns is 30; this env's is 200"):
+        raw.load_state(state)
+    raw.load_state(core.init(1, 2, seed=5))  # a consistent state is taken
+
+
+@pytest.mark.parametrize("make", [aos_env.raw_env, aos_env.env])
+def test_render_mode_changed_to_a_bad_value_is_refused(make, capsys) -> None:
+    e = make(num_players=2, render_mode="ansi")
+    e.reset(seed=1)
+    e.render_mode = "video"
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'video'"):
+        e.render()
+    assert capsys.readouterr().out == "", "nothing printed as if it were 'human'"
+    e.render_mode = "ansi"
+    assert isinstance(e.render(), str)

@@ -374,3 +374,18 @@ def test_the_gymnasium_example_in_the_docs_runs(capsys) -> None:
     (code,) = doc_code("Gymnasium")
     exec(compile(code, "docs/ecosystem.md#gymnasium", "exec"), {})
     assert "games, random play won" in capsys.readouterr().out
+
+
+def test_render_mode_changed_to_a_bad_value_is_refused(capsys) -> None:
+    """A render_mode set after construction is checked when rendering (issue 33), never taken as "human"."""
+    env = AgeOfSummonersEnv(render_mode="ansi")
+    env.reset(seed=0)
+    env.render_mode = "video"
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'video'"):
+        env.render()
+    envs = AgeOfSummonersVectorEnv(num_envs=2, render_mode="ansi")
+    envs.reset(seed=0)
+    envs.render_mode = "human"  # not a vector render mode
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'human'"):
+        envs.render()
+    assert capsys.readouterr().out == ""
