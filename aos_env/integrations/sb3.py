@@ -100,7 +100,7 @@ class LearnerVecEnv(VecEnv):
                     "margin": int(final["margin"][i]),
                     "truncated": bool(truncated[i]),
                     "seat": int(final["seat"][i]),
-                    "opponents": final["opponents"][i],
+                    "opponents": self.venv.ended_opponents[i],  # names: not in the (numeric) vector infos
                     "illegal_action": bool(final["illegal_action"][i]),
                 }
         return obs, rewards, dones, out
