@@ -12,7 +12,7 @@
 |---|---|
 | agents | ``player_0`` ... ``player_{P-1}``, P = 2, 3 or 4 |
 | actions | ``Discrete(44)`` (docs/api.md "Actions") |
-| observations | ``{"observation": Box(0, bound, (603,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
+| observations | ``{"observation": Box(0, bound, (603,), float32), "action_mask": Box(0, 1, (44,), int8)}``; ``observation="flat"``: the Box alone, the mask in ``infos[agent]["action_mask"]`` |
 | state | ``state()``: ``Box(0, inf, (STATE_DIM,), float32)``, hidden information included |
 | rewards | at the end: the winner +1, the others -1/(P-1); a truncated game 0 for all |
 | infos | numbers only, the same keys at every step (``INFO_KEYS``) |
@@ -67,6 +67,8 @@ from ..base.names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo 
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
 NOT_YET = -1
+#: ``observation=``: the Dict of PettingZoo's classic games, or the vector alone with the mask in the infos.
+OBSERVATION_LAYOUTS = ("dict", "flat")
 ILLEGAL_REWARD = -1.0  # env(): the reward of an agent that plays an illegal action
 
 
@@ -109,7 +111,9 @@ class raw_env(AECEnv):
     the turn limit (R7.5); ``card_file`` another card file; ``record_replay`` keep each game's
     seed and actions for ``replay()``; ``backend`` the engine ("numba", "numpy" or None for the
     default); ``render_seat`` the seat whose hand ``render()`` shows (None: the acting seat's; a fixed
-    seat keeps the frames of a video from jumping between seats).
+    seat keeps the frames of a video from jumping between seats); ``observation`` "dict" (the
+    default: ``{"observation", "action_mask"}``) or "flat" (the observation ``Box`` alone, the mask
+    in ``infos[agent]["action_mask"]``: the layout SuperSuit's observation wrappers take).
     """
 
     metadata: dict[str, Any] = {
@@ -128,10 +132,13 @@ class raw_env(AECEnv):
         record_replay: bool = False,
         backend: str | None = None,
         render_seat: int | None = None,
+        observation: str = "dict",
     ) -> None:
         super().__init__()
         self.num_players = checks.check_int("num_players", num_players, 2, 4)
         self.render_seat = checks.check_optional_int("render_seat", render_seat, 0, self.num_players - 1)
+        self.observation = str(checks.check_choice("observation", observation, OBSERVATION_LAYOUTS))
+        self._flat = self.observation == "flat"
         if render_mode is not None:
             checks.check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
@@ -143,12 +150,8 @@ class raw_env(AECEnv):
         self._replay: Replay | None = None
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": observation_box(self.cards, self.max_turns),  # bounds of this card set and turn limit
-                "action_mask": mask_box(),
-            }
-        )
+        box = observation_box(self.cards, self.max_turns)  # bounds of this card set and turn limit
+        obs_space: spaces.Space = box if self._flat else spaces.Dict({"observation": box, "action_mask": mask_box()})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Space] = {
             a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents
@@ -208,15 +211,16 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation vector and its action mask (all zeros unless it must act now)."""
+    def observe(self, agent: str) -> Any:
+        """The agent's observation vector and its action mask (all zeros unless it must act now); with
+        ``observation="flat"`` the vector alone (the mask is in ``infos[agent]["action_mask"]``)."""
         p = self.agent_name_mapping.get(agent) if type(agent) is str else None
         if p is None:
             p = self.agent_name_mapping[self._agent(agent)]
         handle = self._require_handle()
         acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
         obs, mask = handle.observe(p, acting)
-        return {"observation": obs, "action_mask": mask}
+        return obs if self._flat else {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state (STATE_DIM,) float32: every seat's observation, then the stones by kind,
@@ -271,7 +275,14 @@ class raw_env(AECEnv):
                 "final_scores": self._not_yet.copy(),
                 "winner": NOT_YET,
             }
-            self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
+            if self._flat:  # the mask moves from the observation to the infos: one dict per agent
+                mask = self._require_game().legal_action_mask[0].astype(np.int8)
+                none = np.zeros(core.NUM_ACTIONS, np.int8)
+                self.infos = {
+                    a: {**info, "action_mask": mask if a == self.agent_selection else none.copy()} for a in self.agents
+                }
+            else:
+                self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
             return
         game = self._require_game()
         scores = core.final_scores(game)[0].astype(np.int64)
@@ -285,6 +296,7 @@ class raw_env(AECEnv):
                 "active_player": active,
                 "final_scores": scores.copy(),
                 "winner": winner,
+                **({"action_mask": np.zeros(core.NUM_ACTIONS, np.int8)} if self._flat else {}),
             }
             for a in self.agents
         }
@@ -511,7 +523,7 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = True
         self._terminated = False
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.observe(agent)

@@ -479,3 +479,48 @@ def test_render_mode_changed_to_a_bad_value_is_refused(make, capsys) -> None:
     assert capsys.readouterr().out == "", "nothing printed as if it were 'human'"
     e.render_mode = "ansi"
     assert isinstance(e.render(), str)
+
+
+# ---- observation="flat": the Box alone, the mask in the infos (issue 32: SuperSuit) ----------------
+
+
+def test_flat_observation_passes_the_api_test_and_matches_the_dict_layout() -> None:
+    api_test(aos_env.env(num_players=3, observation="flat"), num_cycles=300)
+    flat, full = aos_env.env(num_players=2, observation="flat"), aos_env.env(num_players=2)
+    assert flat.observation_space("player_0") == full.observation_space("player_0")["observation"]
+    for e in (flat, full):
+        e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for a, b in zip(flat.agent_iter(300), full.agent_iter(300), strict=True):
+        assert a == b
+        of, rf, tf, uf, info_f = flat.last()
+        od, rd, td, ud, info_d = full.last()
+        np.testing.assert_array_equal(of, od["observation"])
+        np.testing.assert_array_equal(info_f["action_mask"], od["action_mask"])
+        assert {k: v for k, v in info_f.items() if k != "action_mask"}.keys() == info_d.keys()
+        for other in flat.agents:
+            if other != a:
+                assert not flat.infos[other]["action_mask"].any(), "only the acting agent has legal actions"
+        action = None if tf or uf else int(rng.choice(np.flatnonzero(info_f["action_mask"])))
+        flat.step(action)
+        full.step(action)
+    with pytest.raises(ArgumentError, match=r"observation must be one of 'dict', 'flat', got 'box'"):
+        aos_env.raw_env(observation="box")
+
+
+def test_supersuit_observation_wrappers_take_the_flat_env() -> None:
+    """SuperSuit's common observation wrappers fail on the Dict; they take observation="flat"
+    (checked with supersuit 3.11.0, where installed)."""
+    ss = pytest.importorskip("supersuit")
+    env = aos_env.env(num_players=2, observation="flat")
+    env = ss.dtype_v0(env, np.float32)
+    env = ss.normalize_obs_v0(env, env_min=0.0, env_max=1.0)
+    env = ss.frame_stack_v1(env, 3)
+    env = ss.flatten_v0(env)
+    env.reset(seed=1)
+    assert env.observation_space("player_0").shape == (3 * core.OBS_DIM,)
+    rng = np.random.default_rng(1)
+    for agent in env.agent_iter(400):
+        obs, _, term, trunc, info = env.last()
+        assert obs.shape == (3 * core.OBS_DIM,) and 0.0 <= obs.min() and obs.max() <= 1.0
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(info["action_mask"]))))
