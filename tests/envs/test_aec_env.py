@@ -520,7 +520,7 @@ def test_supersuit_observation_wrappers_take_the_flat_env() -> None:
     env.reset(seed=1)
     assert env.observation_space("player_0").shape == (3 * core.OBS_DIM,)
     rng = np.random.default_rng(1)
-    for agent in env.agent_iter(400):
+    for _agent in env.agent_iter(400):
         obs, _, term, trunc, info = env.last()
         assert obs.shape == (3 * core.OBS_DIM,) and 0.0 <= obs.min() and obs.max() <= 1.0
         env.step(None if term or trunc else int(rng.choice(np.flatnonzero(info["action_mask"]))))
