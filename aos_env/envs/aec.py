@@ -14,7 +14,7 @@
 | actions | ``Discrete(44)`` (docs/api.md "Actions") |
 | observations | ``{"observation": Box(0, bound, (603,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
 | ``observation="flat"`` | the Box alone; the mask in ``infos[agent]["action_mask"]`` (for SuperSuit) |
-| state | ``state()``: ``Box(0, inf, (STATE_DIM,), float32)``, hidden information included |
+| state | ``state()``: ``Box(0, bound, (STATE_DIM,), float32)``, hidden information included |
 | rewards | at the end: the winner +1, the others -1/(P-1); a truncated game 0 for all |
 | infos | numbers only, the same keys at every step (``INFO_KEYS``) |
 
