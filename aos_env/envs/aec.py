@@ -13,7 +13,8 @@
 | agents | ``player_0`` ... ``player_{P-1}``, P = 2, 3 or 4 |
 | actions | ``Discrete(44)`` (docs/api.md "Actions") |
 | observations | ``{"observation": Box(0, bound, (603,), float32), "action_mask": Box(0, 1, (44,), int8)}`` |
-| state | ``state()``: ``Box(0, inf, (STATE_DIM,), float32)``, hidden information included |
+| ``observation="flat"`` | the Box alone; the mask in ``infos[agent]["action_mask"]`` (for SuperSuit) |
+| state | ``state()``: ``Box(0, bound, (STATE_DIM,), float32)``, hidden information included |
 | rewards | at the end: the winner +1, the others -1/(P-1); a truncated game 0 for all |
 | infos | numbers only, the same keys at every step (``INFO_KEYS``) |
 
@@ -25,8 +26,9 @@ engine (the default) a step and an observation each go straight into one kernel 
 ``env()`` adds the behaviour of PettingZoo's three classic wrappers (TerminateIllegalWrapper,
 AssertOutOfBoundsWrapper, OrderEnforcingWrapper) in one wrapper, ``ClassicWrapper``: an illegal
 action ends the game with -1 for the offender, an action outside the action space is an
-AssertionError, and calls before ``reset`` are errors. ``raw_env`` raises ``ValueError`` for an
-illegal action and leaves the game as it was.
+``ActionSpaceError`` (an ``ArgumentError`` that is also an AssertionError, PettingZoo's convention,
+naming the agent, the value and the range), and calls before ``reset`` are errors. ``raw_env``
+raises ``ValueError`` for an illegal action and leaves the game as it was.
 
 Version history: v0 (aos-env 0.1): first release; aos-env 0.2: numeric infos, ``state()``, the
 observation gains ``is_first`` per seat (``core.OBS_VERSION`` 2), the engine state is
@@ -53,6 +55,7 @@ from .. import core
 from ..base import checks
 from ..core import describe_illegal
 from ..core.cards import load_cards
+from ..core.constants import FAITH_CAP
 from ..view.render import agent_name, describe_action, render_text
 from .spaces import mask_box, observation_box, state_box
 
@@ -65,7 +68,22 @@ from ..base.names import ENV_NAME  # "age_of_summoners_v1", the name PettingZoo 
 #: every seat and ``winner`` is -1; a truncated game keeps ``winner`` -1 (nobody wins, R7.5).
 INFO_KEYS = ("phase", "command_number", "turn", "active_player", "final_scores", "winner")
 NOT_YET = -1
+#: ``observation=``: the Dict of PettingZoo's classic games, or the vector alone with the mask in the infos.
+OBSERVATION_LAYOUTS = ("dict", "flat")
 ILLEGAL_REWARD = -1.0  # env(): the reward of an agent that plays an illegal action
+
+
+class ActionSpaceError(checks.ArgumentError, AssertionError):
+    """An action outside ``Discrete(44)`` given to ``env().step``: an ``ArgumentError`` that names the
+    agent, the value and the range, and an AssertionError as PettingZoo's AssertOutOfBoundsWrapper
+    raises (code that catches either keeps working; raised even under ``python -O``)."""
+
+
+def _out_of_space(agent: str, action: Any) -> ActionSpaceError:
+    return ActionSpaceError(
+        f"{agent}: action is not in the action space Discrete({core.NUM_ACTIONS}): it must be an int "
+        f"action id 0..{core.NUM_ACTIONS - 1} (None only once the agent is done), got {action!r:.80}"
+    )
 
 
 def env(**kwargs) -> AECEnv:
@@ -94,10 +112,12 @@ class raw_env(AECEnv):
     the turn limit (R7.5); ``card_file`` another card file; ``record_replay`` keep each game's
     seed and actions for ``replay()``; ``backend`` the engine ("numba", "numpy" or None for the
     default); ``render_seat`` the seat whose hand ``render()`` shows (None: the acting seat's; a fixed
-    seat keeps the frames of a video from jumping between seats).
+    seat keeps the frames of a video from jumping between seats); ``observation`` "dict" (the
+    default: ``{"observation", "action_mask"}``) or "flat" (the observation ``Box`` alone, the mask
+    in ``infos[agent]["action_mask"]``: the layout SuperSuit's observation wrappers take).
     """
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi", "rgb_array"],
         "name": ENV_NAME,
         "is_parallelizable": False,
@@ -113,10 +133,13 @@ class raw_env(AECEnv):
         record_replay: bool = False,
         backend: str | None = None,
         render_seat: int | None = None,
+        observation: str = "dict",
     ) -> None:
         super().__init__()
         self.num_players = checks.check_int("num_players", num_players, 2, 4)
         self.render_seat = checks.check_optional_int("render_seat", render_seat, 0, self.num_players - 1)
+        self.observation = str(checks.check_choice("observation", observation, OBSERVATION_LAYOUTS))
+        self._flat = self.observation == "flat"
         if render_mode is not None:
             checks.check_choice("render_mode", render_mode, self.metadata["render_modes"])
         self.render_mode = render_mode
@@ -128,14 +151,12 @@ class raw_env(AECEnv):
         self._replay: Replay | None = None
         self.possible_agents = [agent_name(p) for p in range(self.num_players)]
         self.agent_name_mapping = {a: p for p, a in enumerate(self.possible_agents)}
-        obs_space = spaces.Dict(
-            {
-                "observation": observation_box(self.cards, self.max_turns),  # bounds of this card set and turn limit
-                "action_mask": mask_box(),
-            }
-        )
+        box = observation_box(self.cards, self.max_turns)  # bounds of this card set and turn limit
+        obs_space: spaces.Space = box if self._flat else spaces.Dict({"observation": box, "action_mask": mask_box()})
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space] = {
+            a: spaces.Discrete(core.NUM_ACTIONS) for a in self.possible_agents
+        }
         self.state_space = state_box(self.cards, self.max_turns)
         self._game: core.State | None = None
         self._handle: core.GameHandle | None = None  # the one-game calls on self._game
@@ -191,15 +212,16 @@ class raw_env(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation vector and its action mask (all zeros unless it must act now)."""
+    def observe(self, agent: str) -> Any:
+        """The agent's observation vector and its action mask (all zeros unless it must act now); with
+        ``observation="flat"`` the vector alone (the mask is in ``infos[agent]["action_mask"]``)."""
         p = self.agent_name_mapping.get(agent) if type(agent) is str else None
         if p is None:
             p = self.agent_name_mapping[self._agent(agent)]
-        game = self._require_game()
+        handle = self._require_handle()
         acting = agent == self.agent_selection and not (self.terminations.get(agent) or self.truncations.get(agent))
-        obs, mask = self._handle.observe(p, acting)
-        return {"observation": obs, "action_mask": mask}
+        obs, mask = handle.observe(p, acting)
+        return obs if self._flat else {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """The global state (STATE_DIM,) float32: every seat's observation, then the stones by kind,
@@ -219,11 +241,11 @@ class raw_env(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        game = self._require_game()
+        handle = self._require_handle()
         a = _action_id(action, agent)
         if not 0 <= a < core.NUM_ACTIONS:
             self._illegal(agent, a)
-        legal, cur, phase, cmd, turn, active, over = self._handle.step(a)
+        legal, cur, phase, cmd, turn, active, over = handle.step(a)
         if not legal:
             self._illegal(agent, a)
         if self._replay is not None:
@@ -240,7 +262,7 @@ class raw_env(AECEnv):
         return super().last(observe)
 
     def _illegal(self, agent: str, a: int) -> None:
-        raise ValueError(f"{agent}: " + describe_illegal(self._game, 0, a).split(": ", 1)[1])
+        raise ValueError(f"{agent}: " + describe_illegal(self._require_game(), 0, a).split(": ", 1)[1])
 
     def _after(self, cur: int, phase: int, cmd: int, turn: int, active: int, over: bool) -> None:
         """Bookkeeping after a step: who acts, the infos, and at the end rewards and terminations."""
@@ -254,9 +276,16 @@ class raw_env(AECEnv):
                 "final_scores": self._not_yet.copy(),
                 "winner": NOT_YET,
             }
-            self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
+            if self._flat:  # the mask moves from the observation to the infos: one dict per agent
+                mask = self._require_game().legal_action_mask[0].astype(np.int8)
+                none = np.zeros(core.NUM_ACTIONS, np.int8)
+                self.infos = {
+                    a: {**info, "action_mask": mask if a == self.agent_selection else none.copy()} for a in self.agents
+                }
+            else:
+                self.infos = dict.fromkeys(self.agents, info)  # one dict per step, the same for every agent
             return
-        game = self._game
+        game = self._require_game()
         scores = core.final_scores(game)[0].astype(np.int64)
         terminated = bool(game.terminated[0])
         winner = int(np.argmax(game.rewards[0])) if terminated else NOT_YET
@@ -268,6 +297,7 @@ class raw_env(AECEnv):
                 "active_player": active,
                 "final_scores": scores.copy(),
                 "winner": winner,
+                **({"action_mask": np.zeros(core.NUM_ACTIONS, np.int8)} if self._flat else {}),
             }
             for a in self.agents
         }
@@ -287,6 +317,8 @@ class raw_env(AECEnv):
                 "render() called without a render_mode; use render_mode='ansi', 'human' or 'rgb_array'"
             )
             return None
+        # render_mode is a plain attribute: a value set after construction is checked here, never taken as "human"
+        checks.check_choice("render_mode", self.render_mode, self.metadata["render_modes"])
         if self.render_mode == "rgb_array":
             from ..view.svg import render_rgb  # resvg and Pillow are loaded only for this mode
 
@@ -319,8 +351,52 @@ class raw_env(AECEnv):
                 f"state must be a core.State of 1 game of {self.num_players} players, got "
                 f"{state.batch_size} games of {state.num_players}"
             )
+        self._check_consistent(state)
         self._begin(state)
         self._replay = None  # a position set by hand has no seed: it cannot be replayed
+
+    def _check_consistent(self, state: core.State) -> None:
+        """Refuse a state this env cannot play: another card set or turn limit (the observation
+        space is theirs), or zones and counts that no game reaches (cards made or lost, faith
+        beyond its cap, a player id out of range). Checked before anything changes."""
+        cards = state.cards
+        if cards.num_kinds != self.cards.num_kinds or not np.array_equal(cards.copies, self.cards.copies):
+            raise checks.ArgumentError(
+                f"state: its card set has {cards.num_kinds} kinds and {int(cards.copies.sum())} cards, this env's "
+                f"{self.cards.num_kinds} and {int(self.cards.copies.sum())}; make the env with the state's card_file"
+            )
+        if state.max_turns != self.max_turns:
+            raise checks.ArgumentError(
+                f"state: max_turns is {state.max_turns}; this env's is {self.max_turns} (the observation bounds "
+                f"depend on it): make the env with max_turns={state.max_turns}"
+            )
+        zones = ("hand", "spirits", "mana", "stones")
+        for name in (*zones, "deck", "discard", "offer"):
+            z = np.asarray(getattr(state, name)[0])
+            if (z < 0).any():
+                raise checks.ArgumentError(f"state: {name} holds a negative count of cards; counts are >= 0")
+        per_kind = sum(np.asarray(getattr(state, n)[0]).sum(0, dtype=np.int64) for n in zones) + sum(
+            np.asarray(getattr(state, n)[0], dtype=np.int64) for n in ("deck", "discard", "offer")
+        )
+        wrong = np.flatnonzero(per_kind != cards.copies)
+        if wrong.size:
+            k = int(wrong[0])
+            raise checks.ArgumentError(
+                f"state: it has {int(per_kind[k])} cards of {cards.label(k)} over all zones; it must be "
+                f"{int(cards.copies[k])} ({int(per_kind.sum())} cards in all, the card set has "
+                f"{int(cards.copies.sum())}); build positions with aos_env.tools.positions or core.refresh"
+            )
+        faith = np.asarray(state.faith[0])
+        bad = np.flatnonzero((faith < 0) | (faith > FAITH_CAP))
+        if bad.size:
+            p = int(bad[0])
+            raise checks.ArgumentError(
+                f"state: players[{p}].faith is {int(faith[p])}; it must be 0..{FAITH_CAP} (R1.4)"
+            )
+        for name in ("current_player", "active_player"):
+            v = int(getattr(state, name)[0])
+            if not 0 <= v < self.num_players:
+                raise checks.ArgumentError(f"state: {name} is {v}; it must be 0..{self.num_players - 1}")
 
     def replay(self, players: Sequence[str] | None = None) -> Replay:
         """The game so far as an ``aos_env.view.replay.Replay`` (needs ``record_replay=True``).
@@ -383,10 +459,16 @@ class raw_env(AECEnv):
             raise RuntimeError("call reset() before using the environment")
         return self._game
 
+    def _require_handle(self) -> core.GameHandle:
+        if self._handle is None:
+            raise RuntimeError("call reset() before using the environment")
+        return self._handle
+
     def _seat(self) -> int:
         if self.render_seat is not None:
             return self.render_seat
-        return self.agent_name_mapping.get(getattr(self, "agent_selection", None), 0)
+        agent = getattr(self, "agent_selection", None)
+        return self.agent_name_mapping.get(agent, 0) if isinstance(agent, str) else 0
 
 
 def _in_space(space, action) -> bool:
@@ -404,7 +486,8 @@ class ClassicWrapper(BaseWrapper):
 
     - TerminateIllegalWrapper: an action the mask forbids ends the game; the offender gets
       ``illegal_reward``, everybody else 0, and every agent is done (terminated and truncated);
-    - AssertOutOfBoundsWrapper: an action outside the action space is an AssertionError;
+    - AssertOutOfBoundsWrapper: an action outside the action space is an ``ActionSpaceError``, an
+      AssertionError as there, with a message that names the agent, the value and the range;
     - OrderEnforcingWrapper: step, observe, state, render and agent_iter before ``reset`` are
       errors, and so is reading rewards, terminations, truncations, infos, agent_selection,
       num_agents or agents.
@@ -421,6 +504,15 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = False
         self._terminated = False  # by an illegal move
 
+    @property
+    def render_mode(self) -> str | None:  # type: ignore[override]
+        """The wrapped env's (setting it sets the wrapped env's: ``render()`` checks it there)."""
+        return self.env.render_mode
+
+    @render_mode.setter
+    def render_mode(self, value: str | None) -> None:
+        self.env.render_mode = value
+
     def __getattr__(self, name: str) -> Any:
         if name in ClassicWrapper._BEFORE_RESET and not self.__dict__.get("_has_reset", False):
             raise AttributeError(f"{name} cannot be accessed before reset")
@@ -432,7 +524,7 @@ class ClassicWrapper(BaseWrapper):
         self._has_updated = True
         self._terminated = False
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.observe(agent)
@@ -466,11 +558,13 @@ class ClassicWrapper(BaseWrapper):
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
         if action is None:
-            assert done, "action is not in action space"
+            if not done:
+                raise _out_of_space(agent, action)
             self._has_updated = True
             raw.step(None)
             return
-        assert _in_space(raw.action_spaces[agent], action), "action is not in action space"
+        if not _in_space(raw.action_spaces[agent], action):
+            raise _out_of_space(agent, action)
         self._has_updated = True
         if self._terminated and done:
             raw._was_dead_step(action)

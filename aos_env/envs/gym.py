@@ -51,8 +51,15 @@ observation in ``info["final_obs"]`` and the results in ``info["final_info"]``.
 Per-game results, in ``info`` at a game's end (with a ``_key`` mask each in the vector env):
 ``outcome`` (the terminal reward without shaping: +1 win, -1/(P-1) loss, 0 truncated,
 ``illegal_reward``), ``length`` (the learner's decisions), ``win``, ``score``, ``margin``
-(score lead), ``seat``, ``opponents`` and ``illegal_action``. Episode returns and lengths
-are left to ``RecordEpisodeStatistics``.
+(score lead), ``seat`` and ``illegal_action``. Episode returns and lengths are left to
+``RecordEpisodeStatistics``.
+
+**Infos are numbers only** (int, float, bool arrays), so that libraries that turn infos into
+tensors take them (TorchRL's ``GymEnv``/``GymWrapper``). The names of the opponents a game was
+played against are in the env's ``ended_opponents`` instead: the single env's is a str (the
+names, comma separated) or None, the vector env's a list with one such entry per game; each
+entry is that of the game that ended last (in the step that reports it, and until the next one
+ends). ``envs.call("ended_opponents")`` reads them through a Gymnasium vector env of single envs.
 """
 
 from __future__ import annotations
@@ -121,7 +128,8 @@ def _check_options(options: Any, allowed: tuple[str, ...]) -> dict:
 
 
 def _final_info(ended: Ended, i: int, mask: np.ndarray) -> dict[str, Any]:
-    """The results of the ``i``-th game of ``ended`` as one game's info."""
+    """The results of the ``i``-th game of ``ended`` as one game's info (numbers only: the opponents'
+    names go to the env's ``ended_opponents``)."""
     return {
         "action_mask": mask,
         "outcome": float(ended.outcome[i]),
@@ -130,7 +138,6 @@ def _final_info(ended: Ended, i: int, mask: np.ndarray) -> dict[str, Any]:
         "score": int(ended.score[i]),
         "margin": int(ended.margin[i]),
         "seat": int(ended.seat[i]),
-        "opponents": ended.opponents[i],
         "illegal_action": bool(ended.illegal[i]),
     }
 
@@ -206,13 +213,15 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         self.observation_space = observation_space(self.mask_in_obs, self.learner)
         self.action_space = spaces.Discrete(core.NUM_ACTIONS)
         self._warned_illegal = False
+        #: The opponents (names, comma separated) of the game that ended last; None before one ends.
+        self.ended_opponents: str | None = None
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         _check_options(options, ())
         obs = self.learner.reset(seed=seed)
         if seed is not None or self._np_random is None:  # np_random is the env's own stream
             self._np_random, self._np_random_seed = self.learner.rng, (seed if seed is not None else -1)
-        mask = self.learner.state.legal_action_mask[0].astype(np.int8)
+        mask = self.learner.action_masks()[0].astype(np.int8)
         if self.render_mode == "human":
             self.render()
         return self._obs(obs[0], mask), {"action_mask": mask}
@@ -237,6 +246,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         info = {"action_mask": mask}
         if ended.games.size:
             info = _final_info(ended, 0, mask)
+            self.ended_opponents = ended.opponents[0]
             if info["illegal_action"]:
                 self._warn_illegal(int(action))
         if self.render_mode == "human":
@@ -263,7 +273,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
         """(44,) bool: the legal actions now (sb3-contrib's MaskablePPO calls this)."""
         return self.learner.action_masks()[0]
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:  # str, an (H, W, 3) uint8 frame or None (Gymnasium's RenderFrame)
         """The table from the learner's seat: text ("ansi"), printed ("human") or a frame ("rgb_array")."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -272,6 +282,7 @@ class AgeOfSummonersEnv(_OnLearner, gymnasium.Env):
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
+        check_choice("render_mode", self.render_mode, RENDER_MODES)  # a value set after construction too
         out = _render(self.learner.state, 0, int(self.learner.seat[0]), self.render_mode)
         if self.render_mode == "human":
             print(out)
@@ -334,6 +345,8 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         self.single_action_space = spaces.Discrete(core.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        #: Per game, the opponents (names, comma separated) of its game that ended last; None before one ends.
+        self.ended_opponents: list[str | None] = [None] * self.num_envs
 
     def _masks(self) -> np.ndarray:
         return self.learner.action_masks().astype(np.int8)
@@ -380,8 +393,11 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         return self._obs(obs, masks), rewards, terminated, truncated, infos
 
     def _results(self, ended: Ended) -> dict[str, np.ndarray]:
-        """The games' results as Gymnasium vector infos: an (N,) array per key and its ``_key`` mask."""
+        """The games' results as Gymnasium vector infos: an (N,) array per key and its ``_key`` mask
+        (numbers only); the opponents' names go to ``ended_opponents``."""
         N, g = self.num_envs, ended.games
+        for j, i in enumerate(g):
+            self.ended_opponents[int(i)] = ended.opponents[j]
         out: dict[str, np.ndarray] = {}
         for key, values, dtype in (
             ("outcome", ended.outcome, np.float32),
@@ -390,15 +406,10 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
             ("score", ended.score, np.int64),
             ("margin", ended.margin, np.int64),
             ("seat", ended.seat, np.int64),
-            ("opponents", ended.opponents, object),
             ("illegal_action", ended.illegal, bool),
         ):
-            arr = np.full(N, None, dtype=object) if dtype is object else np.zeros(N, dtype=dtype)
-            if dtype is object:
-                for j, i in enumerate(g):
-                    arr[i] = values[j]
-            else:
-                arr[g] = values
+            arr = np.zeros(N, dtype=dtype)
+            arr[g] = values
             has = np.zeros(N, bool)
             has[g] = True
             out[key], out[f"_{key}"] = arr, has
@@ -409,7 +420,7 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
         deal in NEXT_STEP mode: the next step ignores it)."""
         return self.learner.action_masks()
 
-    def render(self) -> tuple[str, ...] | tuple[np.ndarray, ...] | None:
+    def render(self) -> Any:  # a tuple of str or of (H, W, 3) uint8 frames, or None
         """Every game's table from its learner's seat, as a tuple: text ("ansi") or frames ("rgb_array")."""
         if self.render_mode is None:
             gymnasium.logger.warn(
@@ -418,5 +429,6 @@ class AgeOfSummonersVectorEnv(_OnLearner, VectorEnv):
             return None
         if self.learner.state is None:
             raise ResetNeeded("render() called before reset(): call reset() first")
+        check_choice("render_mode", self.render_mode, VECTOR_RENDER_MODES)  # a value set after construction too
         state, seat = self.learner.state, self.learner.seat
         return tuple(_render(state, b, int(seat[b]), self.render_mode) for b in range(self.num_envs))

@@ -22,7 +22,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from ..base.extras import missing_extra
+
+try:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+except ImportError as e:  # the train extra is not installed
+    raise missing_extra(e, "train", "aos_env.integrations.sb3") from e
 
 from ..base.checks import ArgumentError, check_bool, check_int, check_optional_seed, check_sequence, check_string, fail
 from ..envs.gym import AgeOfSummonersVectorEnv
@@ -100,7 +106,7 @@ class LearnerVecEnv(VecEnv):
                     "margin": int(final["margin"][i]),
                     "truncated": bool(truncated[i]),
                     "seat": int(final["seat"][i]),
-                    "opponents": final["opponents"][i],
+                    "opponents": self.venv.ended_opponents[i],  # names: not in the (numeric) vector infos
                     "illegal_action": bool(final["illegal_action"][i]),
                 }
         return obs, rewards, dones, out
@@ -277,7 +283,10 @@ def evaluate_policy(
     that the returns are the games' own. Returns (mean, std) of the episode returns, or with
     ``return_episode_rewards`` the lists of returns and lengths, as SB3's does.
     """
-    from sb3_contrib.common.maskable.evaluation import evaluate_policy as maskable_evaluate_policy
+    try:
+        from sb3_contrib.common.maskable.evaluation import evaluate_policy as maskable_evaluate_policy
+    except ImportError as e:  # sb3-contrib comes with the train extra
+        raise missing_extra(e, "train", "aos_env.integrations.sb3.evaluate_policy") from e
 
     n_eval_episodes = check_int("n_eval_episodes", n_eval_episodes, 1)
     deterministic = check_bool("deterministic", deterministic)

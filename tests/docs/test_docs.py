@@ -137,13 +137,79 @@ def _api_md() -> str:
     return (DOCS / "api.md").read_text(encoding="utf-8")
 
 
+#: The first line of a docs block that continues the one before it (it runs after that one, in its namespace).
+CONTINUES = re.compile(r"^# continues the (block|example) above", re.IGNORECASE)
+
+
+def python_blocks(markdown: str) -> list[str]:
+    """The ```python blocks of a markdown text, in order."""
+    return re.findall(r"^```python\n(.*?)^```", markdown, re.MULTILINE | re.DOTALL)
+
+
+def runnable_groups(markdown: str) -> list[tuple[int, str]]:
+    """The blocks as they run: each alone, or joined to the one before when it says that it continues it
+    (the index is that of the group's last block)."""
+    groups: list[tuple[int, str]] = []
+    for i, block in enumerate(python_blocks(markdown)):
+        if CONTINUES.match(block) and groups:
+            groups[-1] = (i, groups[-1][1] + block)
+        else:
+            groups.append((i, block))
+    return groups
+
+
+def free_names(code: str) -> list[str]:
+    """Names that ``code`` reads but neither defines, imports nor finds among the builtins (a block
+    that uses ``np`` without importing it does not run alone)."""
+    import builtins
+
+    tree = ast.parse(code)
+    defined, used = set(dir(builtins)), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else defined).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            defined.add(node.name)
+    return sorted(used - defined)
+
+
+def _markdown_files() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+def test_every_docs_block_runs_alone_or_says_it_continues() -> None:
+    """Issue 32: every python block of the README and docs/ defines or imports every name it uses,
+    unless it starts with "# continues the block above" (the blocks that need a library or minutes
+    are run by the tests of their sections; docs/api.md's all run below)."""
+    bad = []
+    for path in _markdown_files():
+        for i, code in runnable_groups(path.read_text(encoding="utf-8")):
+            missing = free_names(code)
+            if missing:
+                bad.append(f"{path.relative_to(ROOT)}, python block {i}: uses {', '.join(missing)} undefined")
+    assert not bad, "\n".join(bad)
+
+
+def test_free_names_and_continued_blocks() -> None:
+    text = "```python\nx = np.zeros(3)\n```\n\n```python\n# continues the block above\nprint(x, y)\n```\n"
+    groups = runnable_groups(text)
+    assert [i for i, _ in groups] == [1] and free_names(groups[0][1]) == ["np", "y"]
+    assert free_names("import numpy as np\nfor k in range(2):\n    print(np.zeros(k))\n") == []
+    assert free_names("def f(a):\n    return a + b\n") == ["b"]
+
+
 def test_api_md_examples_run(capsys) -> None:
-    """The python blocks of docs/api.md run as written, in order, in one namespace."""
-    blocks = re.findall(r"^```python\n(.*?)^```", _api_md(), re.MULTILINE | re.DOTALL)
-    assert len(blocks) >= 10
-    namespace: dict = {}
-    for i, block in enumerate(blocks):
-        exec(compile(block, f"docs/api.md, python block {i}", "exec"), namespace)
+    """The python blocks of docs/api.md run as written, each alone (or after the block it continues)."""
+    groups = runnable_groups(_api_md())
+    assert len(groups) >= 10
+    for i, code in groups:
+        exec(compile(code, f"docs/api.md, python block {i}", "exec"), {})
     out = capsys.readouterr().out
     assert "COMMAND - Phase I" in out and "illegal action: game 0" in out and "num_envs must be" in out
 

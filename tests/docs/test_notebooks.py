@@ -51,8 +51,11 @@ def _mime_types(cell: nbformat.NotebookNode) -> set[str]:
     return {m for o in cell.outputs for m in o.get("data", {})}
 
 
-def test_there_are_five_notebooks() -> None:
-    assert [p.name[:2] for p in NOTEBOOKS] == ["01", "02", "03", "04", "05"]
+def test_the_notebooks_are_numbered_in_order() -> None:
+    """01..04, 05 (OpenSpiel), 06 (the Gymnasium/SB3 path, issue 32); later ones keep the numbering."""
+    numbers = [p.name[:2] for p in NOTEBOOKS]
+    assert numbers[:6] == ["01", "02", "03", "04", "05", "06"]
+    assert numbers == [f"{i:02d}" for i in range(1, len(numbers) + 1)]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

@@ -8,6 +8,7 @@ from pettingzoo.test import api_test, seed_test
 
 import aos_env
 from aos_env import core
+from aos_env.base.checks import ArgumentError
 from aos_env.envs.aec import INFO_KEYS
 from aos_env.tools.positions import position
 
@@ -324,7 +325,7 @@ def test_classic_wrapper_order_and_bounds_errors() -> None:
         _ = e.agent_selection
     e.reset(seed=1)
     for bad in (44, -1, 2.5, "3", True):
-        with pytest.raises(AssertionError, match="not in action space"):
+        with pytest.raises(AssertionError, match="not in the action space"):
             e.step(bad)
     with pytest.raises(AssertionError):
         e.step(None)  # the acting agent is alive
@@ -429,3 +430,97 @@ def test_raw_env_agent_names_and_calls_before_reset() -> None:
         with pytest.raises(ValueError):
             call()
     assert _frozen(raw) == before
+
+
+# ---- issue 33 item 13: clear errors for bad actions, bad states and bad render modes -------------
+
+
+@pytest.mark.parametrize("bad", [44, -1, "3", 3.7, True, np.int64(44), None, [3]])
+def test_env_step_outside_the_action_space_names_the_action_and_the_range(bad) -> None:
+    """env().step(bad) raises the project's error (also an AssertionError, PettingZoo's convention),
+    naming the acting agent, the value and the range; nothing changes."""
+    e = aos_env.env(num_players=2)
+    e.reset(seed=3)
+    before = (e.agent_selection, e.unwrapped.engine_state.records.copy())
+    with pytest.raises(ArgumentError, match=r"^player_\d: action is not in the action space") as err:
+        e.step(bad)
+    assert isinstance(err.value, AssertionError)
+    assert "0..43" in str(err.value) and repr(bad)[:20] in str(err.value)
+    assert (e.agent_selection, e.unwrapped.engine_state.records.copy())[0] == before[0]
+    assert np.array_equal(e.unwrapped.engine_state.records, before[1])
+
+
+def test_load_state_refuses_an_inconsistent_state() -> None:
+    raw = aos_env.raw_env(num_players=2)
+    raw.reset(seed=1)
+    turn = int(raw.engine_state.turn[0])
+    state = core.init(1, 2, seed=5)
+    state.hand[0, 0, 0] += 1  # one card too many: 111 in all
+    with pytest.raises(ArgumentError, match=r"^state: .*cards of .* over all zones; it must be \d+"):
+        raw.load_state(state)
+    assert int(raw.engine_state.turn[0]) == turn and raw.engine_state is not state, "nothing changed"
+    state = core.init(1, 2, seed=5)
+    state.faith[0, 1] = 99
+    with pytest.raises(ArgumentError, match=r"^state: players\[1\]\.faith is 99; it must be 0\.\.10"):
+        raw.load_state(state)
+    state = core.init(1, 2, seed=5, max_turns=30)
+    with pytest.raises(ArgumentError, match=r"^state: max_turns is 30; this env's is 200"):
+        raw.load_state(state)
+    raw.load_state(core.init(1, 2, seed=5))  # a consistent state is taken
+
+
+@pytest.mark.parametrize("make", [aos_env.raw_env, aos_env.env])
+def test_render_mode_changed_to_a_bad_value_is_refused(make, capsys) -> None:
+    e = make(num_players=2, render_mode="ansi")
+    e.reset(seed=1)
+    e.render_mode = "video"
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'video'"):
+        e.render()
+    assert capsys.readouterr().out == "", "nothing printed as if it were 'human'"
+    e.render_mode = "ansi"
+    assert isinstance(e.render(), str)
+
+
+# ---- observation="flat": the Box alone, the mask in the infos (issue 32: SuperSuit) ----------------
+
+
+def test_flat_observation_passes_the_api_test_and_matches_the_dict_layout() -> None:
+    api_test(aos_env.env(num_players=3, observation="flat"), num_cycles=300)
+    flat, full = aos_env.env(num_players=2, observation="flat"), aos_env.env(num_players=2)
+    assert flat.observation_space("player_0") == full.observation_space("player_0")["observation"]
+    for e in (flat, full):
+        e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for a, b in zip(flat.agent_iter(300), full.agent_iter(300), strict=True):
+        assert a == b
+        of, rf, tf, uf, info_f = flat.last()
+        od, rd, td, ud, info_d = full.last()
+        np.testing.assert_array_equal(of, od["observation"])
+        np.testing.assert_array_equal(info_f["action_mask"], od["action_mask"])
+        assert {k: v for k, v in info_f.items() if k != "action_mask"}.keys() == info_d.keys()
+        for other in flat.agents:
+            if other != a:
+                assert not flat.infos[other]["action_mask"].any(), "only the acting agent has legal actions"
+        action = None if tf or uf else int(rng.choice(np.flatnonzero(info_f["action_mask"])))
+        flat.step(action)
+        full.step(action)
+    with pytest.raises(ArgumentError, match=r"observation must be one of 'dict', 'flat', got 'box'"):
+        aos_env.raw_env(observation="box")
+
+
+def test_supersuit_observation_wrappers_take_the_flat_env() -> None:
+    """SuperSuit's common observation wrappers fail on the Dict; they take observation="flat"
+    (checked with supersuit 3.11.0, where installed)."""
+    ss = pytest.importorskip("supersuit")
+    env = aos_env.env(num_players=2, observation="flat")
+    env = ss.dtype_v0(env, np.float32)
+    env = ss.normalize_obs_v0(env, env_min=0.0, env_max=1.0)
+    env = ss.frame_stack_v1(env, 3)
+    env = ss.flatten_v0(env)
+    env.reset(seed=1)
+    assert env.observation_space("player_0").shape == (3 * core.OBS_DIM,)
+    rng = np.random.default_rng(1)
+    for _agent in env.agent_iter(400):
+        obs, _, term, trunc, info = env.last()
+        assert obs.shape == (3 * core.OBS_DIM,) and 0.0 <= obs.min() and obs.max() <= 1.0
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(info["action_mask"]))))

@@ -554,3 +554,42 @@ def test_openspiel_limits_are_as_the_docs_say() -> None:
     assert 0 < len(table.state_lookup) < 1000  # one deal's states
     with pytest.raises(KeyError):
         exploitability.exploitability(game, table)  # it walks another deal
+
+
+# ---- a missing extra names its pip install line (issue 32) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "blocked, statement, extra",
+    [
+        ("stable_baselines3", "import aos_env.integrations.sb3", "train"),
+        ("sb3_contrib", "from aos_env.integrations.sb3 import evaluate_policy; evaluate_policy(None, None)", "train"),
+    ],
+)
+def test_a_missing_extra_names_its_pip_install_line(blocked: str, statement: str, extra: str) -> None:
+    """With the extra's module unimportable (None in sys.modules, as when it is not installed), the
+    error is a ModuleNotFoundError that names the module, the extra and its pip install line."""
+    code = (
+        f"import sys; sys.modules[{blocked!r}] = None\n"
+        "try:\n"
+        f"    {statement}\n"
+        "except ModuleNotFoundError as e:\n"
+        "    print(type(e).__name__, '|', e)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    assert out.stdout.startswith("MissingExtraError | "), out.stdout + out.stderr
+    assert f"({blocked!r} is not installed)" in out.stdout and f'pip install "aos-env[{extra}]"' in out.stdout
+
+
+def test_the_id_with_the_module_prefix_works_without_importing_aos_env() -> None:
+    """CleanRL-style --env-id: "aos_env:aos_env/AgeOfSummoners-v1" imports the package itself."""
+    code = (
+        "import sys, gymnasium\n"
+        "assert 'aos_env' not in sys.modules\n"
+        "env = gymnasium.make('aos_env:aos_env/AgeOfSummoners-v1', max_turns=4)\n"
+        "print(env.reset(seed=0)[0].shape)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    assert out.stdout.strip() == f"({core.OBS_DIM},)"

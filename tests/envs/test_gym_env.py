@@ -19,7 +19,7 @@ from aos_env.base.checks import ArgumentError
 from aos_env.envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv, IllegalActionWarning
 
 ID = "aos_env/AgeOfSummoners-v1"
-RESULT_KEYS = {"outcome", "length", "win", "score", "margin", "seat", "opponents", "illegal_action"}
+RESULT_KEYS = {"outcome", "length", "win", "score", "margin", "seat", "illegal_action"}
 
 
 def legal_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -192,7 +192,7 @@ def test_same_step_autoreset() -> None:
     for g in np.flatnonzero(done):
         assert info["final_obs"][g].shape == (core.OBS_DIM,)
         assert not np.array_equal(info["final_obs"][g], obs[g])  # obs is the new game's
-        assert final["length"][g] >= 1 and final["opponents"][g] == "greedy"
+        assert final["length"][g] >= 1 and envs.unwrapped.ended_opponents[g] == "greedy"
     # already dealt again: every game waits for the learner
     assert not (learner.state.terminated | learner.state.truncated).any()
     assert (learner.state.current_player == learner.seat).all()
@@ -374,3 +374,81 @@ def test_the_gymnasium_example_in_the_docs_runs(capsys) -> None:
     (code,) = doc_code("Gymnasium")
     exec(compile(code, "docs/ecosystem.md#gymnasium", "exec"), {})
     assert "games, random play won" in capsys.readouterr().out
+
+
+def test_render_mode_changed_to_a_bad_value_is_refused(capsys) -> None:
+    """A render_mode set after construction is checked when rendering (issue 33), never taken as "human"."""
+    env = AgeOfSummonersEnv(render_mode="ansi")
+    env.reset(seed=0)
+    env.render_mode = "video"
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'video'"):
+        env.render()
+    envs = AgeOfSummonersVectorEnv(num_envs=2, render_mode="ansi")
+    envs.reset(seed=0)
+    envs.render_mode = "human"  # not a vector render mode
+    with pytest.raises(ArgumentError, match=r"render_mode must be one of .*got 'human'"):
+        envs.render()
+    assert capsys.readouterr().out == ""
+
+
+def _numeric(value) -> bool:
+    if isinstance(value, dict):
+        return all(_numeric(v) for v in value.values())
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "biuf"
+    return isinstance(value, (bool, int, float, np.number, np.bool_))
+
+
+def test_infos_are_numbers_only_and_the_opponents_are_on_the_env() -> None:
+    """Issue 32: TorchRL turns every info into a tensor; the opponents' names are ``ended_opponents``."""
+    env = gymnasium.make(ID, opponents="greedy", max_turns=4)
+    _, info = env.reset(seed=1)
+    assert _numeric(info) and env.unwrapped.ended_opponents is None
+    rng = np.random.default_rng(1)
+    for _ in range(400):
+        _, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        assert _numeric(info), info
+        if term or trunc:
+            break
+    assert RESULT_KEYS <= set(info) and env.unwrapped.ended_opponents == "greedy"
+    for mode in (AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP):
+        envs = gymnasium.make_vec(ID, num_envs=4, opponents="greedy random", max_turns=4, autoreset_mode=mode)
+        _, info = envs.reset(seed=2)
+        assert _numeric(info) and envs.unwrapped.ended_opponents == [None] * 4
+        _, (_, _, term, trunc, info) = play_until_an_end(envs, rng)
+        names = envs.unwrapped.ended_opponents
+        for g in range(4):
+            assert (names[g] in ("greedy", "random")) == bool(term[g] or trunc[g]), (g, names)
+        if mode == AutoresetMode.SAME_STEP:
+            info = {k: v for k, v in info.items() if k not in ("final_obs", "_final_obs")}  # Gymnasium's object array
+        assert _numeric(info), info
+
+
+@pytest.mark.one_backend
+def test_torchrl_gym_wrappers_take_the_env() -> None:
+    """Issue 32: TorchRL's GymWrapper on make_vec (SameStep) and GymEnv with num_envs (an AsyncVectorEnv
+    of single envs) pass check_env_specs and roll out (checked with torchrl 0.14.1)."""
+    pytest.importorskip("torchrl")
+    import torch
+    from torchrl.envs import GymEnv, GymWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    def random_legal(td):
+        mask = td["action_mask"].bool()
+        scores = torch.where(mask, torch.rand(mask.shape), torch.tensor(-1.0))
+        td["action"] = torch.nn.functional.one_hot(scores.argmax(-1), mask.shape[-1])
+        return td
+
+    torch.manual_seed(0)
+    envs = GymWrapper(gymnasium.make_vec(ID, num_envs=8, max_turns=4, autoreset_mode="SameStep"))
+    check_env_specs(envs)
+    td = envs.rollout(60, policy=random_legal, break_when_any_done=False)
+    done = td["next", "done"]
+    assert done.any() and set(td["next", "reward"][done].tolist()) <= {-1.0, 0.0, 1.0}
+    single = GymEnv(f"aos_env:{ID}", num_envs=2, max_turns=4)  # its processes import aos_env through the id
+    try:
+        assert single.reset()["action_mask"].shape[-1] == core.NUM_ACTIONS
+        td = single.rollout(40, policy=random_legal, break_when_any_done=False)
+        assert td["next", "done"].any()
+    finally:
+        single.close()

@@ -218,9 +218,15 @@ def test_raw_env_step_illegal_and_none() -> None:
 @FAST
 @given(bad_aec_actions | st.sampled_from([-1, 44, 2**63, HUGE_U64, None]))
 def test_env_step_outside_the_action_space_is_an_assertion(action) -> None:
-    """env() keeps PettingZoo's AssertOutOfBoundsWrapper convention (documented in aos_env.envs.aec)."""
+    """env() keeps PettingZoo's AssertOutOfBoundsWrapper convention (an AssertionError, documented in
+    aos_env.envs.aec), with a message that names the agent, the value and the range (issue 33)."""
     env = dealt_env("env")
-    env_refused(env, lambda: env.step(action), r"^action is not in action space$", AssertionError)
+    env_refused(
+        env,
+        lambda: env.step(action),
+        r"^player_\d: action is not in the action space Discrete\(44\): .*0\.\.43",
+        AssertionError,
+    )
 
 
 def test_before_reset() -> None:
