@@ -11,9 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import VecMonitor
+from aos_env.base.extras import missing_extra
+
+try:
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.vec_env import VecMonitor
+except ImportError as e:  # the train extra is optional: say how to install it
+    raise missing_extra(e, "train", "agents.training.sb3") from e
 
 from aos_env.envs.opponents import OpponentPool
 

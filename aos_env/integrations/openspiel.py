@@ -72,7 +72,13 @@ import operator
 from collections.abc import Callable, Mapping
 
 import numpy as np
-import pyspiel
+
+from ..base.extras import missing_extra
+
+try:
+    import pyspiel
+except ImportError as e:  # the openspiel extra is optional: say how to install it
+    raise missing_extra(e, "openspiel", "aos_env.integrations.openspiel") from e
 
 from .. import core
 from ..base import checks

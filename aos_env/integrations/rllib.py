@@ -33,12 +33,18 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
-from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
-from ray.rllib.core.columns import Columns
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.utils.torch_utils import FLOAT_MIN
-from ray.tune.registry import register_env
+
+from ..base.extras import missing_extra
+
+try:
+    import torch
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.utils.torch_utils import FLOAT_MIN
+    from ray.tune.registry import register_env
+except ImportError as e:  # the rllib extra is optional: say how to install it
+    raise missing_extra(e, "rllib", "aos_env.integrations.rllib") from e
 
 from .. import core
 from ..base import registry
