@@ -208,7 +208,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.note is not None:
             p.error("argument --note: only for a bot file (a model's info comes from its run)")
         info = run_info(args.model)
-        trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
+        trained_for = read_meta(args.model)["num_players"]  # the model checked whole; nothing unpickled
+        if trained_for is None:  # saved by SB3's own model.save, which does not record the table size
+            if args.players is None:
+                p.error(
+                    f"argument --players: required for {str(args.model)!r}, a model saved by SB3's own "
+                    "save, which does not record the game size it was trained for"
+                )
+            trained_for = args.players
         if args.players is not None and args.players != trained_for:
             p.error(
                 f"argument --players: the model {str(args.model)!r} was trained for {trained_for} players, "

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import pickle
@@ -297,6 +298,84 @@ def test_a_forged_header_claiming_a_huge_array_is_refused_before_allocation(tmp_
     path = _zip_with(tmp_path / "forged.npz", {"pi_w0.npy": _npy_member(huge, b"\0" * 64, version)})
     assert path.stat().st_size < 1_000_000
     refused(path, "pi_w0", "at most 1.1 GB|MAX_BOT_BYTES")
+
+
+def _zeros_bot(path: Path, columns: int, bias: int) -> Path:
+    """A deflated bot file whose pi_w0 is (OBS_DIM, columns) zeros, streamed (costs no memory to
+    make), and whose pi_b0 has ``bias`` entries."""
+    arrays = bot_arrays()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(
+            "meta.npy",
+            _npy_member(
+                {"descr": "<U200", "fortran_order": False, "shape": ()},
+                json.dumps(bot_meta()).ljust(200).encode("utf-32-le"),
+            ),
+        )
+        with zf.open("pi_w0.npy", "w", force_zip64=True) as f:
+            f.write(_npy_member({"descr": "<f4", "fortran_order": False, "shape": (core.OBS_DIM, columns)}))
+            chunk, left = bytes(1 << 20), core.OBS_DIM * columns * 4
+            while left:
+                f.write(chunk[: min(left, len(chunk))])
+                left -= min(left, len(chunk))
+        for name, arr in arrays.items():
+            if name != "pi_w0":
+                arr = np.zeros(bias, np.float32) if name == "pi_b0" else arr
+                buf = io.BytesIO()
+                np.save(buf, arr)
+                zf.writestr(f"{name}.npy", buf.getvalue())
+    return path
+
+
+def _refusal_peak(path: Path, *patterns: str) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        refused(path, *patterns)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_small_bot_file_of_zeros_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """300 MB of zeros in a file of under 1 MB (with a bias that does not fit): refused from the zip's
+    entries, before a byte is decompressed (measured by allocation, never by time)."""
+    path = _zeros_bot(tmp_path / "zeros.npz", 128_000, 3)
+    assert path.stat().st_size < 1 << 20
+    assert _refusal_peak(path, "pi_w0", "MAX_EXPANSION") < 200 << 20
+
+
+def test_shapes_are_checked_from_the_headers_before_any_weight_is_read(tmp_path: Path) -> None:
+    """An uncompressed 10 MB weight whose bias does not fit: refused without reading the weight."""
+    arrays = bot_arrays()
+    arrays["pi_w0"] = np.zeros((core.OBS_DIM, 4096), np.float32)
+    arrays["pi_b0"] = np.zeros(3, np.float32)
+    path = write_bot(tmp_path / "big.npz", arrays)
+    assert _refusal_peak(path, "pi_b0 has shape") < arrays["pi_w0"].nbytes // 4
+
+
+@pytest.mark.parametrize("value", [3e38, -1e5, 65504.0])
+def test_finite_but_huge_weights_are_refused(tmp_path: Path, value: float) -> None:
+    for dtype in (np.float32, np.float16):
+        arrays = bot_arrays(dtype=dtype)
+        arrays["pi_w1"] = np.full_like(arrays["pi_w1"], value if dtype == np.float32 else 60000.0)
+        refused(write_bot(tmp_path / f"huge_{dtype.__name__}.npz", arrays), "pi_w1", "MAX_ABS_WEIGHT")
+
+
+def test_a_bot_whose_numbers_overflow_still_plays_legal_actions(tmp_path: Path) -> None:
+    """Weights within the limit, but ReLU layers that multiply them past float32: the logits become
+    inf and NaN, and the bot still chooses among the legal actions (sampled and most likely)."""
+    widths = [core.OBS_DIM, 64, 64, 64, 64, 64, 64, 64, core.NUM_ACTIONS]
+    arrays = {}
+    for i, (a, b) in enumerate(zip(widths, widths[1:])):
+        arrays[f"pi_w{i}"] = np.full((a, b), 9e3, np.float32)
+        arrays[f"pi_b{i}"] = np.zeros(b, np.float32)
+    path = write_bot(tmp_path / "overflow.npz", arrays, meta=bot_meta(activation="relu"))
+    state = core.init(64, 2, seed=0)
+    for spec in (str(path), f"{path}:deterministic=false"):
+        actions = act_on_state(make_agent(spec, seed=1), state)
+        assert state.legal_action_mask[np.arange(64), actions].all(), spec
 
 
 def test_forged_headers_of_other_kinds(tmp_path: Path) -> None:
