@@ -186,7 +186,8 @@ def _check_expansion(info: zipfile.ZipInfo, file_size: int, where: str) -> None:
     if info.file_size > MAX_EXPANSION * info.compress_size + EXPANSION_SLACK:
         raise ArgumentError(
             f"{where}: member {info.filename[:80]!r} expands from {info.compress_size:,} to {info.file_size:,} "
-            f"bytes, more than {MAX_EXPANSION} times (MAX_EXPANSION): trained weights do not compress so, it is not read"
+            f"bytes, more than {MAX_EXPANSION} times (MAX_EXPANSION): trained weights do not compress so, "
+            "it is not read"
         )
 
 

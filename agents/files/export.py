@@ -136,7 +136,7 @@ def warm_start(policy, bot) -> dict:
                 f"{want}: give --net-arch the bot's hidden sizes"
             )
         with torch.no_grad():
-            for lin, w, b in zip(layers[prefix], weights, biases):
+            for lin, w, b in zip(layers[prefix], weights, biases, strict=True):
                 lin.weight.copy_(torch.from_numpy(np.array(w.T, dtype=np.float32)))
                 lin.bias.copy_(
                     torch.from_numpy(np.array(b, dtype=np.float32))

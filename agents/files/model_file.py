@@ -122,7 +122,7 @@ def parameter_count(net_arch: dict[str, list[int]]) -> int:
     total = 0
     for key, out in (("pi", core.NUM_ACTIONS), ("vf", 1)):
         sizes = [core.OBS_DIM, *net_arch[key], out]
-        total += sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+        total += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
     return total
 
 

@@ -66,7 +66,7 @@ class MLP:
         h = np.asarray(x, dtype=np.float32)
         last = len(self.weights) - 1
         with np.errstate(over="ignore", invalid="ignore"):  # an overflow is handled where actions are chosen
-            for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
                 h = h @ w + b
                 if i < last:
                     h = self._act(h)

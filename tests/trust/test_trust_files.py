@@ -368,7 +368,7 @@ def test_a_bot_whose_numbers_overflow_still_plays_legal_actions(tmp_path: Path) 
     inf and NaN, and the bot still chooses among the legal actions (sampled and most likely)."""
     widths = [core.OBS_DIM, 64, 64, 64, 64, 64, 64, 64, core.NUM_ACTIONS]
     arrays = {}
-    for i, (a, b) in enumerate(zip(widths, widths[1:])):
+    for i, (a, b) in enumerate(zip(widths, widths[1:], strict=False)):
         arrays[f"pi_w{i}"] = np.full((a, b), 9e3, np.float32)
         arrays[f"pi_b{i}"] = np.zeros(b, np.float32)
     path = write_bot(tmp_path / "overflow.npz", arrays, meta=bot_meta(activation="relu"))

@@ -351,7 +351,10 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
             rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk" * 20_000}),
             "its policy.pth is not a file of tensors",
         ),
-        "weights a list": (rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([torch.zeros(20_000)])}), "is not a state dict"),
+        "weights a list": (
+            rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([torch.zeros(20_000)])}),
+            "is not a state dict",
+        ),
         "missing weight": (weights_zip("mw.zip", **{"value_net.bias": None}), "missing: value_net.bias"),
         "extra weight": (weights_zip("ew.zip", extra=torch.zeros(1)), "unexpected: extra"),
         "wrong shape": (weights_zip("ws.zip", **{"action_net.bias": torch.zeros(7)}), "action_net.bias has shape (7,)"),
