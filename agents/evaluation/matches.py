@@ -136,7 +136,9 @@ def play_games(
                     decisions[names[a]][0] += games_a.size
                     decisions[names[a]][1] += time.perf_counter() - t
             if recorded is not None:
-                for g, p, a in zip(idx[live].tolist(), state.current_player[live].tolist(), actions[live].tolist()):
+                for g, p, a in zip(
+                    idx[live].tolist(), state.current_player[live].tolist(), actions[live].tolist(), strict=True
+                ):
                     recorded[g].append((p, a))
             core.step(state, actions)
         all_games = np.arange(idx.size)

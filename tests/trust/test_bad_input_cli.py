@@ -268,3 +268,20 @@ def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
         assert res.returncode == 2 and "usage:" in res.stderr and message in res.stderr, res.stderr
         assert "Traceback" not in res.stderr, res.stderr
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_the_cleanrl_example_keeps_an_earlier_runs_bot(tmp_path: Path, capsys) -> None:
+    """Run again into the same --out-dir: refused before training, unless --overwrite."""
+    spec = importlib.util.spec_from_file_location("cleanrl_ppo_example", ROOT / "examples" / "cleanrl_ppo.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    (tmp_path / "bot.npz").write_bytes(b"an earlier bot")
+    with pytest.raises(SystemExit) as e:
+        example.parse_args(["--quick", "--out-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "bot.npz" in err and "--overwrite" in err, err
+    assert example.parse_args(["--quick", "--out-dir", str(tmp_path), "--overwrite"]).overwrite
+    (tmp_path / "bot.npz").unlink()
+    (tmp_path / "tournament.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        example.parse_args(["--quick", "--out-dir", str(tmp_path)])
