@@ -127,7 +127,7 @@ def _bot_v2(seed: int | None = 0, **options: Any) -> BotAgent:
     return bot
 
 
-_BUILD = {
+_BUILD: dict[str, Callable[..., BaseAgent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "mc": MonteCarloAgent,

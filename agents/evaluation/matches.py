@@ -106,7 +106,7 @@ def play_games(
     scores = np.zeros((games, num_players), dtype=np.int64)
     turns = np.zeros(games, dtype=np.int64)
     decisions = {n: [0, 0.0] for n in names}
-    recorded = [[] for _ in range(games)] if record else None
+    recorded: list[list[tuple[int, int]]] | None = [[] for _ in range(games)] if record else None
     bar = None
     if progress:
         from tqdm.auto import tqdm

@@ -24,6 +24,7 @@ import math
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,7 +39,7 @@ from aos_env.core.obs_layout import OLDER_VERSIONS, obs_dim_of_version
 FORMAT = "aos-bot"
 FORMAT_VERSION = 1
 #: The activations a bot file may name, as numpy functions (applied between every two layers).
-ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 BOT_SUFFIX = ".npz"
 
 
@@ -78,7 +79,8 @@ def check_info(info: Any) -> dict:
 def bot_file_bytes(meta: dict, arrays: dict[str, np.ndarray]) -> bytes:
     """A bot file's bytes: ``meta`` (``bot_meta``) and the layers ``arrays`` (``pi_w0``, ...)."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **{_META: np.array(json.dumps(meta))}, **arrays)
+    members: dict[str, Any] = {_META: np.array(json.dumps(meta)), **arrays}
+    np.savez_compressed(buf, **members)
     return buf.getvalue()
 
 
@@ -263,8 +265,7 @@ def _member_data(zf: zipfile.ZipFile, info: zipfile.ZipInfo, header: _Header, na
         data = f.read(header.nbytes)
     if len(data) != header.nbytes:
         raise ArgumentError(f"{where} is truncated: array {name!r} has {len(data):,} of its {header.nbytes:,} bytes")
-    order = "F" if header.fortran_order else "C"
-    return np.frombuffer(data, dtype=header.dtype).reshape(header.shape, order=order)
+    return np.frombuffer(data, dtype=header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
 def check_meta(meta: Any, where: str) -> tuple[int, int]:

@@ -140,7 +140,7 @@ def _activation_name(policy) -> str:
     import torch.nn as nn
 
     names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
-    name = names.get(getattr(policy, "activation_fn", None))
+    name = names.get(getattr(policy, "activation_fn", None))  # type: ignore[arg-type]  # any object: None if unknown
     if name is None:
         raise ArgumentError(
             f"save_model: the policy's activation must be one of {', '.join(ACTIVATIONS)} "
@@ -199,7 +199,7 @@ def _int_in(meta: dict, key: str, allowed: tuple | range, path) -> int:
     if not is_int(value) or value not in allowed:
         shown = f"{allowed[0]}..{allowed[-1]}" if isinstance(allowed, range) else " or ".join(map(str, allowed))
         raise _refuse(path, f"{MEMBER} has {key} {value!r}, expected {shown}")
-    return int(value)
+    return int(value)  # type: ignore[arg-type]  # is_int said so
 
 
 def check_meta(meta: Any, path) -> dict:
@@ -379,7 +379,8 @@ def _sb3_meta(state: dict, activation: str, path) -> dict:
     """The meta of a model saved by SB3's own ``save``: its hidden sizes from its tensors' shapes."""
     arch: dict[str, list[int]] = {}
     for key, body in (("pi", "policy_net"), ("vf", "value_net")):
-        sizes, i = [], 0
+        sizes: list[int] = []
+        i = 0
         while f"mlp_extractor.{body}.{i}.weight" in state and len(sizes) <= MAX_LAYERS:
             sizes.append(int(state[f"mlp_extractor.{body}.{i}.weight"].shape[0]))
             i += 2  # an activation between every two Linear layers

@@ -79,7 +79,7 @@ def run_cli(
     except ArgumentError as e:
         _say(prog, describe_error(e))
         sys.exit(EXIT_USAGE)
-    except (OSError, MemoryError, *expected) as e:
+    except (OSError, MemoryError, *expected) as e:  # type: ignore[misc]  # mypy cannot see a starred tuple of classes
         _say(prog, f"{describe_error(e)} ({type(e).__name__})")
         sys.exit(EXIT_FAILED)
     sys.exit(result if isinstance(result, int) and not isinstance(result, bool) else 0)
