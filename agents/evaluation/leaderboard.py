@@ -36,7 +36,7 @@ PLAYER_COUNTS = ("2", "3", "4")  # the tables' keys
 #: run), and small enough that the bootstrap's int64 counts cannot overflow.
 MAX_WINS = 10**12
 #: The first line of every table this module writes: a file beside the leaderboard that does not
-#: start so (a user's notes.md) is not replaced without --overwrite.
+#: start so (a user's own notes) is not replaced without --overwrite.
 TABLE_TITLE = "# Leaderboard"
 _TABLE_INTRO = "Elo ratings (Bradley-Terry"
 #: The length of the content hash a file agent is rated under (hex digits of its SHA-256).

@@ -441,10 +441,12 @@ def check_device(name: str, device: Any) -> str:
         raise fail(name, "a torch device such as 'cpu' or 'cuda'", device) from None
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise fail(name, "a device this machine has (torch.cuda.is_available() is False here: use cpu)", device)
+    if dev.type == "meta":  # shapes without numbers: nothing can be computed on it
+        raise fail(name, "a device that holds numbers (cpu, cuda, ...; 'meta' holds shapes only)", device)
     try:
-        torch.zeros(1, device=dev)
+        float(torch.ones(1, device=dev).cpu()[0])  # placed there and read back
     except Exception as e:  # torch raises RuntimeError, AssertionError, ... for a device it lacks
-        raise fail(name, f"a device this machine has ({type(e).__name__}: {e})", device) from None
+        raise fail(name, f"a device this machine has ({type(e).__name__}: {str(e)[:200]})", device) from None
     return device
 
 
@@ -481,6 +483,7 @@ def _read_weights(z: zipfile.ZipFile, meta: dict | None, path) -> dict:
             f"of the networks its {MEMBER} describes",
         )
     data = read_member(z, WEIGHTS_MEMBER, info.file_size, path)
+    _check_torch_archive(data, params, path)
     try:  # weights_only: tensors and plain containers, never an arbitrary object
         with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before it refuses the pickle
             warnings.simplefilter("ignore", UserWarning)
@@ -496,6 +499,23 @@ def _read_weights(z: zipfile.ZipFile, meta: dict | None, path) -> dict:
     ):
         raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a state dict (names to tensors)")
     return state
+
+
+def _check_torch_archive(data: bytes, params: int, path) -> None:
+    """``policy.pth`` is torch's zip archive (what ``torch.save`` writes, and SB3 with it), whose
+    records (the tensors' bytes) together fit the parameters: checked from its directory before
+    torch reads it, so no declared size makes torch allocate more. Torch's older raw-pickle format
+    declares its storages' sizes inside the pickle and is not read."""
+    head = f"its {WEIGHTS_MEMBER} is not a file of tensors"
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            records = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        raise _refuse(path, f"{head} (not torch's zip format, which torch.save writes)") from None
+    total = sum(r.file_size for r in records)
+    limit = params * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES
+    if total > limit or any(r.file_size > MAX_EXPANSION * r.compress_size + EXPANSION_SLACK for r in records):
+        raise _refuse(path, f"{head} of the size its networks need ({total:,} bytes inside, at most {limit:,})")
 
 
 def _check_tensors(state: dict, path) -> None:

@@ -1060,3 +1060,33 @@ def test_train_py_bad_flags_exit_2_without_a_traceback(tmp_path: Path, argv, opt
     assert res.returncode == 2 and "usage:" in res.stderr and option in res.stderr, res.stderr
     assert "Traceback" not in res.stderr, res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["truncated.npz"]
+
+
+def test_the_meta_device_is_refused() -> None:
+    for device in ("meta", "meta:0"):
+        with pytest.raises(ValueError, match="holds shapes only"):
+            model_file.check_device("--device", device)
+
+
+def test_the_docs_say_how_to_play_your_own_sb3_model() -> None:
+    text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    section = text.split("\n## stable-baselines3 and MaskablePPO\n", 1)[1].split("\n## ", 1)[0]
+    for fragment in (
+        'model.save("mymodel.zip")',
+        "agents.files.model_file.save_model",
+        "weights_only=True",
+        "--players",
+    ):
+        assert fragment in section, fragment
+
+
+def test_torchs_older_raw_pickle_format_is_not_read(tiny, tmp_path: Path) -> None:
+    """Its storages' sizes are declared inside the pickle (torch would allocate them before reading):
+    only torch's zip archive, whose records' sizes are checked first, is read."""
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(tiny["model"].policy.state_dict(), buf, _use_new_zipfile_serialization=False)
+    path = rewrite_zip(tiny["good"], tmp_path / "legacy.zip", {"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match="not torch's zip format"):
+        load_policy(path)
