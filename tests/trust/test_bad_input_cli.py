@@ -374,9 +374,8 @@ def test_the_leaderboard_command_prints_help_and_tables(tmp_path: Path) -> None:
     )
     assert shown.returncode == 0 and "## 2 players" in shown.stdout, shown.stderr
     for bad in ("1e29", str(10**29)):
-        board.write_text(
-            f'{{"format": "aos-leaderboard", "version": 1, "runs": [], "tables": {{"2": {{"pairs": {{"a vs b": [{bad}, 1]}}}}}}}}'
-        )
+        tables = f'{{"2": {{"pairs": {{"a vs b": [{bad}, 1]}}}}}}'
+        board.write_text(f'{{"format": "aos-leaderboard", "version": 1, "runs": [], "tables": {tables}}}')
         with pytest.raises(ValueError, match="MAX_WINS|win counts"):
             lb.load(board)
 

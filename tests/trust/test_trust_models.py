@@ -990,7 +990,7 @@ def test_a_broken_opponent_file_is_a_usage_error(capsys, tmp_path: Path, tiny) -
     ):
         usage_error(
             capsys,
-            lambda: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
+            lambda path=path: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
             "--opponents",
             str(path),
         )
@@ -1008,7 +1008,9 @@ def test_device_must_exist(capsys, tmp_path: Path) -> None:
     for device in ("cuda", "cuda:0"):
         usage_error(
             capsys,
-            lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--device", device])),
+            lambda device=device: train.check_args(
+                parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--device", device])
+            ),
             "--device",
             "torch.cuda.is_available()",
         )
