@@ -25,6 +25,7 @@ from aos_env.base.checks import (
     int_arg,
     seed_arg,
 )
+from aos_env.base.cli import printable
 from aos_env.base.files import same_file
 from aos_env.base.outputs import OVERWRITE_FLAG, check_output, existing, write_output
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluation
     summary["seconds"] = time.perf_counter() - t
     summary["seed"] = args.seed
     summary["agent_specs"] = dict(zip(names, args.agents, strict=True))
-    print(format_table(summary))
+    print(printable(format_table(summary)))  # names are specs, which may name files: no escape sequences
     # atomic, and without --overwrite never over a file that appeared while the games were played
     write_output(args.json, json.dumps(summary, indent=2), args.overwrite, "--json")
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from aos_env.base.checks import ArgumentError
+from aos_env.base.cli import printable
 from aos_env.base.files import atomic_path, same_file
 from aos_env.base.outputs import OVERWRITE_FLAG, check_output, describe, existing, write_output
 
@@ -264,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     except ArgumentError as e:
         p.error(str(e))
     text = markdown(board)
-    print(text, end="")
+    print(printable(text), end="")  # agent names come from the file: no escape sequences reach the terminal
     if args.markdown is not None:
         write_output(args.markdown, text, args.overwrite, "--markdown")
         print(f"written to {args.markdown}", file=sys.stderr)

@@ -39,6 +39,16 @@ def terminal_text(text: Any, limit: int = MAX_MESSAGE) -> str:
     return s if len(s) <= limit else s[: limit - 3] + "..."
 
 
+#: Control characters but newline and tab: what ``printable`` shows as ``?``.
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: Any) -> str:
+    """``text`` safe to print to a terminal, lines kept: every other control character (an escape
+    sequence from a file's names: a window title, a cleared screen, a clipboard write) is ``?``."""
+    return _CONTROL_BUT_LINES.sub("?", str(text).replace("\r\n", "\n"))
+
+
 def _say(prog: str, message: str) -> None:
     try:
         sys.stdout.flush()

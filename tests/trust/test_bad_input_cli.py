@@ -412,3 +412,14 @@ def test_export_refuses_a_summary_that_is_not_a_run_summary(tmp_path: Path, summ
     (tmp_path / "summary.json").write_text(summary)
     with pytest.raises(ArgumentError, match="summary"):
         run_info(tmp_path / "model.zip")
+
+
+def test_a_leaderboards_names_reach_the_terminal_without_escape_sequences(tmp_path: Path, capsys) -> None:
+    from agents.evaluation import leaderboard as lb
+
+    board = tmp_path / "lb.json"
+    evil = "a\x1b]52;c;ZXZpbA==\x07\x1b[2J"
+    board.write_text(json.dumps({**lb.empty(), "tables": {"2": {"pairs": {f"{evil} vs b": [3, 1]}}}}))
+    assert lb.main([str(board)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "a?]52;c;ZXZpbA==??[2J" in out, out
