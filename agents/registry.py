@@ -36,7 +36,8 @@ NAMES = ("random", "greedy", "mc", "bot", "bot-v2", "search")
 #: Agent specs in a sentence, for command-line help (train.py, agents.evaluation.evaluate, aos_env.apps.play).
 SPEC_HELP = (
     "random | greedy | mc | mc:rollouts=32,rollout_policy=random,max_rollout_turns=8,leaf_value=score "
-    "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) | search (MC search guided by the bot; search:rollouts=32) "
+    "| bot (the shipped trained bot) | bot-v2 (the previous shipped bot, observation version 2) "
+    "| search (MC search guided by the bot; search:rollouts=32) "
     "| path/to/model.zip (a policy saved by train.py; path/to/model.zip:deterministic=false samples "
     "from it) | path/to/bot.npz (a bot file written by python -m agents.files.export)"
 )
@@ -126,7 +127,7 @@ def _bot_v2(seed: int | None = 0, **options: Any) -> BotAgent:
     return bot
 
 
-_BUILD = {
+_BUILD: dict[str, Callable[..., BaseAgent]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "mc": MonteCarloAgent,

@@ -35,6 +35,7 @@ import aos_env  # noqa: F401  registers "aos_env/AgeOfSummoners-v1"
 from agents.files.torch_bot import torch_to_bot
 from aos_env import core
 from aos_env.base.checks import float_arg, int_arg, seed_arg
+from aos_env.base.outputs import check_output
 
 ENV_ID = "aos_env/AgeOfSummoners-v1"
 MASKED_LOGIT = -1e8  # an illegal action's logit: probability 0, and no NaN in the entropy
@@ -86,6 +87,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="games of the tournament against random and greedy (default: 400; 0: no tournament)",
     )
     p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace the bot file and the tournament results of an earlier run in --out-dir (the "
+        "leaderboard pools runs; it tells the bot files apart by their content)",
+    )
+    p.add_argument(
         "--quick",
         action="store_true",
         help="a tiny run that tries every step: " + ", ".join(f"{k.replace('_', '-')} {v}" for k, v in QUICK.items()),
@@ -101,6 +108,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         )
     args.minibatch_size = args.batch_size // args.num_minibatches
     args.num_iterations = max(1, args.total_timesteps // args.batch_size)
+    try:  # before training: an earlier run's bot is not replaced at the end of this one
+        check_output("--out-dir", args.out_dir / "bot.npz", args.overwrite, siblings=[args.out_dir / "tournament.json"])
+    except ValueError as e:
+        p.error(str(e))
     return args
 
 
@@ -245,6 +256,7 @@ def main(argv: list[str] | None = None) -> Path:
             "--leaderboard",
             str(args.out_dir / "leaderboard.json"),
             "--no-progress",
+            *(["--overwrite"] if args.overwrite else []),
         ]
         print("$ python", " ".join(command[1:]), flush=True)
         subprocess.run(command, check=True)
@@ -252,4 +264,6 @@ def main(argv: list[str] | None = None) -> Path:
 
 
 if __name__ == "__main__":
-    main()
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python examples/cleanrl_ppo.py", expected=(subprocess.CalledProcessError,))

@@ -29,7 +29,7 @@ from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 
 from aos_env.base.files import write_text
@@ -218,6 +218,18 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path.name}: a cell failed, nothing written:\n{e}", file=sys.stderr)
             failed = True
             continue
+        except CellTimeoutError:
+            print(
+                f"{path.name}: a cell ran longer than --timeout {args.timeout} s, nothing written "
+                "(give a larger --timeout)",
+                file=sys.stderr,
+            )
+            failed = True
+            continue
+        except DeadKernelError as e:
+            print(f"{path.name}: the kernel died ({str(e).splitlines()[0][:200]}), nothing written", file=sys.stderr)
+            failed = True
+            continue
         seconds = time.perf_counter() - start
         if args.check:
             mismatches = compare(nbformat.read(path, as_version=4), fresh, path.name)
@@ -235,4 +247,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python -m notebooks.execute")

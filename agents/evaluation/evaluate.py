@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -24,7 +25,9 @@ from aos_env.base.checks import (
     int_arg,
     seed_arg,
 )
-from aos_env.base.files import same_file, write_text
+from aos_env.base.cli import printable
+from aos_env.base.files import same_file
+from aos_env.base.outputs import OVERWRITE_FLAG, check_output, existing, write_output
 from aos_env.core import PEAK_BYTES_PER_GAME as BYTES_PER_GAME
 from aos_env.core.api import MAX_MAX_TURNS
 
@@ -32,6 +35,8 @@ from ..players.bot import SHIPPED, SHIPPED_V2
 from ..registry import NAMES, SPEC_HELP, make_agent, parse_spec
 from .matches import MAX_GAMES, RESULT_BYTES_PER_GAME, format_table, play_games, replays_of, summarise
 
+#: Where the results go without --json (or the first of NAME-2.json, NAME-3.json, ... that is free).
+DEFAULT_JSON = Path("tournament.json")
 #: How the replays of --replays are named: game i is REPLAY_NAME.format(i).
 REPLAY_NAME = "game_{:05d}.json"
 _REPLAY_FILE = re.compile(r"game_([0-9]{5,})\.json")
@@ -41,7 +46,8 @@ def build_parser(prog: str = "python -m agents.evaluation.evaluate") -> argparse
     p = argparse.ArgumentParser(
         prog=prog,
         description="Play a seeded tournament between agents and report win rates, confidence intervals and Elo.",
-        epilog=f"Agent specs: {SPEC_HELP}. Give the same spec twice with a suffix such as 'greedy#2' to enter two copies.",
+        epilog=f"Agent specs: {SPEC_HELP}. Give the same spec twice with a suffix such as 'greedy#2' to enter "
+        "two copies.",
     )
     p.add_argument("agents", nargs="+", help="two or more agent specs (see below)")
     p.add_argument("--players", type=int_arg(2, 4), default=2, help="players per game, 2..4 (default: 2)")
@@ -69,8 +75,15 @@ def build_parser(prog: str = "python -m agents.evaluation.evaluate") -> argparse
     p.add_argument(
         "--json",
         type=Path,
-        default=Path("tournament.json"),
-        help="where to write the results as JSON (default: tournament.json)",
+        default=None,
+        help=f"where to write the results as JSON (default: {DEFAULT_JSON} in the current folder, or "
+        f"{DEFAULT_JSON.stem}-2.json, ... if that exists: an earlier run's results are never replaced)",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace existing output files: --json, the replays in --replays, and a file beside the "
+        "leaderboard at its table's path that is not its table",
     )
     p.add_argument(
         "--replays",
@@ -113,14 +126,22 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
             f"got {args.seed}"
         )
     try:
-        check_output_file("--json", args.json)
+        if args.json is None:
+            args.json = free_path(DEFAULT_JSON)
+    except ArgumentError as e:
+        parser.error(str(e))
+    check_outputs(parser, args)  # an output that is an input first: the more telling message
+    try:
+        check_output("--json", args.json, args.overwrite)
         if args.replays is not None:
             check_output_folder("--replays", args.replays)
+            check_replays_free(args.replays, args.games, args.overwrite)
         if args.leaderboard is not None:
-            from .leaderboard import PAIR_SEPARATOR, load
+            from .leaderboard import PAIR_SEPARATOR, check_table_path, load
 
             check_output_file("--leaderboard", args.leaderboard)
             load(args.leaderboard)
+            check_table_path(args.leaderboard, args.overwrite)
             for spec in args.agents:
                 if PAIR_SEPARATOR in spec:  # the leaderboard keys its pairs "a vs b"
                     raise ArgumentError(
@@ -129,7 +150,6 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
                     )
     except ArgumentError as e:
         parser.error(str(e))
-    check_outputs(parser, args)
     names, agents = [], []
     for i, spec in enumerate(args.agents):
         base = spec.split("#")[0]
@@ -140,6 +160,29 @@ def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> tup
         except (ValueError, FileNotFoundError) as e:
             parser.error(str(e))
     return names, agents
+
+
+def free_path(path: Path, most: int = 10_000) -> Path:
+    """``path`` if nothing is there, else the first free of ``stem-2.suffix``, ``stem-3.suffix``, ..."""
+    for i in range(1, most + 1):
+        candidate = path if i == 1 else path.with_name(f"{path.stem}-{i}{path.suffix}")
+        if not existing(candidate):
+            return candidate
+    raise ArgumentError(f"--json: {path} and {most - 1} numbered files beside it exist; give --json PATH")
+
+
+def check_replays_free(folder: Path, games: int, overwrite: bool) -> None:
+    """The replays a run of ``games`` games would write into ``folder`` must not be there yet (an
+    earlier run's), unless ``overwrite``."""
+    if overwrite or not folder.is_dir():
+        return
+    taken = sorted(n for n in os.listdir(folder) if (m := _REPLAY_FILE.fullmatch(n)) and int(m[1]) < games)
+    if taken:
+        raise ArgumentError(
+            f"--replays: {str(folder)!r} already holds {len(taken):,} of the replays this run would write "
+            f"({', '.join(taken[:3])}{', ...' if len(taken) > 3 else ''}), an earlier run's; give "
+            f"{OVERWRITE_FLAG} to replace them, or another folder"
+        )
 
 
 def agent_files(specs: list[str]) -> list[Path]:
@@ -186,6 +229,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluation
     parser = build_parser(prog)
     args = parser.parse_args(argv)
     names, agents = check_args(parser, args)
+    rated = {}
+    if args.leaderboard is not None:  # the files' hashes taken before the games: two files at one path differ
+        from .leaderboard import rated_name
+
+        rated = {name: rated_name(spec) for name, spec in zip(names, args.agents, strict=True)}
     t = time.perf_counter()
     res = play_games(
         agents,
@@ -201,24 +249,28 @@ def main(argv: list[str] | None = None, prog: str = "python -m agents.evaluation
     summary = summarise(res)
     summary["seconds"] = time.perf_counter() - t
     summary["seed"] = args.seed
-    summary["agent_specs"] = dict(zip(names, args.agents))
-    print(format_table(summary))
-    write_text(args.json, json.dumps(summary, indent=2))  # atomic: a crash leaves a previous file whole
+    summary["agent_specs"] = dict(zip(names, args.agents, strict=True))
+    print(printable(format_table(summary)))  # names are specs, which may name files: no escape sequences
+    # atomic, and without --overwrite never over a file that appeared while the games were played
+    write_output(args.json, json.dumps(summary, indent=2), args.overwrite, "--json")
     print(f"\nresults written to {args.json} ({summary['seconds']:.1f} s)")
     if args.leaderboard is not None:
         from .leaderboard import update
 
-        md = update(args.leaderboard, summary, summary["agent_specs"])
+        md = update(args.leaderboard, summary, rated, overwrite=args.overwrite)
         print(f"leaderboard updated: {args.leaderboard} (table: {md})")
     if args.replays is not None:
         from aos_env.view.explain import weigh_replay  # each policy's probabilities and value, per decision
 
         for g, replay in enumerate(replays_of(res, summary["agent_specs"])):
             weigh_replay(replay, [agents[a] for a in res.lineups[g]])
-            replay.save(args.replays / REPLAY_NAME.format(g))
+            text = json.dumps(replay.to_dict(), separators=(",", ":")) + "\n"  # as Replay.save writes it
+            write_output(args.replays / REPLAY_NAME.format(g), text, args.overwrite, "--replays")
         print(f"{len(res.seeds)} replays written to {args.replays}/ (python -m aos_env.view.replay FILE shows one)")
     return summary
 
 
 if __name__ == "__main__":
-    main()
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python -m agents.evaluation.evaluate")

@@ -13,14 +13,19 @@ sizes are not comparable, so each size has its own table.
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
+import hashlib
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from aos_env.base.checks import ArgumentError
+from aos_env.base.cli import printable
 from aos_env.base.files import atomic_path, same_file
+from aos_env.base.outputs import OVERWRITE_FLAG, check_output, describe, existing, write_output
 
 from .matches import elo_ratings
 
@@ -28,6 +33,15 @@ FORMAT, VERSION = "aos-leaderboard", 1
 BOOTSTRAP = 200  # refits for the confidence intervals
 PAIR_SEPARATOR = _SEP = " vs "  # between the two agents of a pair's key
 PLAYER_COUNTS = ("2", "3", "4")  # the tables' keys
+#: The most wins one pair may record: far above any tournament (evaluate plays at most MAX_GAMES a
+#: run), and small enough that the bootstrap's int64 counts cannot overflow.
+MAX_WINS = 10**12
+#: The first line of every table this module writes: a file beside the leaderboard that does not
+#: start so (a user's own notes) is not replaced without --overwrite.
+TABLE_TITLE = "# Leaderboard"
+_TABLE_INTRO = "Elo ratings (Bradley-Terry"
+#: The length of the content hash a file agent is rated under (hex digits of its SHA-256).
+HASH_DIGITS = 12
 
 
 def empty() -> dict:
@@ -69,9 +83,9 @@ def _board_problem(board: dict) -> str:
             if not (
                 isinstance(wins, list)
                 and len(wins) == 2
-                and all(isinstance(w, int) and not isinstance(w, bool) and w >= 0 for w in wins)
+                and all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= MAX_WINS for w in wins)
             ):
-                return f"pair {key[:60]!r} must hold two win counts >= 0, got {wins!r:.60}"
+                return f"pair {key[:60]!r} must hold two win counts 0..{MAX_WINS:,} (MAX_WINS), got {wins!r:.60}"
     return ""
 
 
@@ -141,9 +155,9 @@ def ratings(table: dict, bootstrap: int = BOOTSTRAP, seed: int = 0) -> list[dict
 def markdown(board: dict) -> str:
     """The leaderboard as Markdown: one ranked table per player count."""
     lines = [
-        "# Leaderboard",
+        TABLE_TITLE,
         "",
-        "Elo ratings (Bradley-Terry on pairwise wins, mean 1500) with 95% bootstrap intervals, pooled over "
+        f"{_TABLE_INTRO} on pairwise wins, mean 1500) with 95% bootstrap intervals, pooled over "
         f"{len(board['runs'])} tournament runs of `python -m agents.evaluation.evaluate --leaderboard`. Games counts "
         "the decided games between rated agents (a truncated game counts for neither).",
     ]
@@ -165,12 +179,62 @@ def markdown(board: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def update(path: Path, summary: dict, specs: dict[str, str]) -> Path:
-    """Add a run to the leaderboard file ``path`` and rewrite its Markdown beside it; returns that path."""
+def rated_name(spec: str) -> str:
+    """The name an agent spec is rated under: the spec, and for an agent read from a file (a model or
+    a bot file) the start of the file's SHA-256, so that two different files at one path (a bot
+    trained again into the same folder) are rated apart and one file under two paths together."""
+    from ..registry import NAMES, parse_spec
+
+    base = spec.split("#")[0]
+    try:
+        name, _ = parse_spec(base)
+    except ArgumentError:
+        return base
+    if name in NAMES or not Path(name).is_file():
+        return base
+    digest = hashlib.sha256()
+    with open(name, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return f"{base} (sha256:{digest.hexdigest()[:HASH_DIGITS]})"
+
+
+def is_table(path: Path) -> bool:
+    """True if ``path`` is a table this module wrote (a file whose first lines are its title)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            head = f.read(len(TABLE_TITLE) + 2 + len(_TABLE_INTRO))
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head == f"{TABLE_TITLE}\n\n{_TABLE_INTRO}"
+
+
+def table_path(path: Path) -> Path:
+    """Where the Markdown table of the leaderboard ``path`` is written: beside it, with ``.md``."""
     path = Path(path)
     md = path.with_suffix(".md")
     if same_file(md, path):
         raise ArgumentError(f"leaderboard {str(path)!r}: its table is written beside it with .md; give a .json path")
+    return md
+
+
+def check_table_path(path: Path, overwrite: bool = False) -> Path:
+    """The table's path, checked: anything there that is not a table of a leaderboard (a user's
+    notes, a link) is replaced only with ``overwrite``."""
+    md = table_path(path)
+    if existing(md) and not overwrite and (md.is_symlink() or not is_table(md)):
+        raise ArgumentError(
+            f"--leaderboard: its table is written beside it, at {str(md)!r}, which exists ({describe(md)}) and "
+            f"is not a leaderboard table; give {OVERWRITE_FLAG} to replace it, or another leaderboard path"
+        )
+    return md
+
+
+def update(path: Path, summary: dict, specs: dict[str, str], overwrite: bool = False) -> Path:
+    """Add a run to the leaderboard file ``path`` and rewrite its Markdown beside it; returns that path.
+    A file at the table's path that is not a table is replaced only with ``overwrite``."""
+    path = Path(path)
+    md = check_table_path(path, overwrite)
     board = add_run(load(path), summary, specs)
     board_text, table_text = json.dumps(board, indent=1), markdown(board)  # both made before either is written
     # each written to a temporary file and renamed into place: a crash or a full disk leaves the previous ones whole
@@ -178,3 +242,37 @@ def update(path: Path, summary: dict, specs: dict[str, str]) -> Path:
         board_tmp.write_text(board_text, encoding="utf-8")
         table_tmp.write_text(table_text, encoding="utf-8")
     return md
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m agents.evaluation.leaderboard FILE``: print a leaderboard's tables (ratings with
+    95% intervals); ``--markdown OUT`` also writes them."""
+    p = argparse.ArgumentParser(
+        prog="python -m agents.evaluation.leaderboard",
+        description="Show a leaderboard that python -m agents.evaluation.evaluate --leaderboard FILE "
+        "pools runs into: Elo ratings with 95%% intervals, one table per player count.",
+    )
+    p.add_argument("leaderboard", type=Path, help="the leaderboard file (JSON) to show")
+    p.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="also write the tables to OUT")
+    p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    args = p.parse_args(argv)
+    if not Path(args.leaderboard).is_file():
+        p.error(f"argument leaderboard: no such file: {str(args.leaderboard)!r}")
+    try:
+        board = load(args.leaderboard)
+        if args.markdown is not None:
+            check_output("--markdown", args.markdown, args.overwrite)
+    except ArgumentError as e:
+        p.error(str(e))
+    text = markdown(board)
+    print(printable(text), end="")  # agent names come from the file: no escape sequences reach the terminal
+    if args.markdown is not None:
+        write_output(args.markdown, text, args.overwrite, "--markdown")
+        print(f"written to {args.markdown}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python -m agents.evaluation.leaderboard")

@@ -106,7 +106,7 @@ def play_games(
     scores = np.zeros((games, num_players), dtype=np.int64)
     turns = np.zeros(games, dtype=np.int64)
     decisions = {n: [0, 0.0] for n in names}
-    recorded = [[] for _ in range(games)] if record else None
+    recorded: list[list[tuple[int, int]]] | None = [[] for _ in range(games)] if record else None
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -136,7 +136,9 @@ def play_games(
                     decisions[names[a]][0] += games_a.size
                     decisions[names[a]][1] += time.perf_counter() - t
             if recorded is not None:
-                for g, p, a in zip(idx[live].tolist(), state.current_player[live].tolist(), actions[live].tolist()):
+                for g, p, a in zip(
+                    idx[live].tolist(), state.current_player[live].tolist(), actions[live].tolist(), strict=True
+                ):
                     recorded[g].append((p, a))
             core.step(state, actions)
         all_games = np.arange(idx.size)

@@ -24,6 +24,7 @@ import math
 import re
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -38,7 +39,7 @@ from aos_env.core.obs_layout import OLDER_VERSIONS, obs_dim_of_version
 FORMAT = "aos-bot"
 FORMAT_VERSION = 1
 #: The activations a bot file may name, as numpy functions (applied between every two layers).
-ACTIVATIONS = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {"tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
 BOT_SUFFIX = ".npz"
 
 
@@ -78,7 +79,8 @@ def check_info(info: Any) -> dict:
 def bot_file_bytes(meta: dict, arrays: dict[str, np.ndarray]) -> bytes:
     """A bot file's bytes: ``meta`` (``bot_meta``) and the layers ``arrays`` (``pi_w0``, ...)."""
     buf = io.BytesIO()
-    np.savez_compressed(buf, **{_META: np.array(json.dumps(meta))}, **arrays)
+    members: dict[str, Any] = {_META: np.array(json.dumps(meta)), **arrays}
+    np.savez_compressed(buf, **members)
     return buf.getvalue()
 
 
@@ -100,6 +102,14 @@ MAX_META_BYTES = 1 << 22
 MAX_LAYERS = 64
 #: Weight dtypes a bot file may use (``python -m agents.files.export --float16`` writes float16).
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
+#: The largest magnitude a weight may have (the shipped bots' are below 2): larger ones make the
+#: logits overflow to inf and NaN, and the bot would play an illegal action.
+MAX_ABS_WEIGHT = 1e4
+#: A member may expand at most this many times its compressed size (plus EXPANSION_SLACK bytes):
+#: trained weights hardly compress, so a member that expands more holds mostly zeros and is
+#: refused before it is decompressed.
+MAX_EXPANSION = 20
+EXPANSION_SLACK = 1 << 16
 _META = "meta"
 _MAX_MEMBERS = 1 + 2 * 2 * MAX_LAYERS  # the meta, a weight and a bias per layer of each network
 _LAYER_NAME = re.compile(r"(pi|vf)_([wb])(0|[1-9][0-9]{0,5})")
@@ -124,37 +134,63 @@ class _Header(NamedTuple):
     nbytes: int
 
 
-def read_bot_file(path: Path, where: str) -> tuple[dict, dict[str, np.ndarray]]:
+def read_bot_file(path: Path, where: str, check=None) -> tuple[dict, dict[str, np.ndarray]]:
     """(meta, {name: array}) of the bot file ``path``: every member's header is checked (its name, its
-    dtype, its size: ``MAX_BOT_BYTES`` in all) before any array is read. ArgumentError naming the
-    file (``where``) for a file that is not a zip, is truncated or holds anything else."""
+    dtype, its size: ``MAX_BOT_BYTES`` in all, its expansion) before any array is read, the meta is
+    read first, and ``check(meta, shapes)`` (if given) is called before any weight is read.
+    ArgumentError naming the file (``where``) for a file that is not a zip, is truncated or holds
+    anything else."""
     try:
+        file_size = Path(path).stat().st_size
         with zipfile.ZipFile(path) as zf:
-            headers = {name: _member_header(zf, info, where) for name, info in _members(zf, where).items()}
+            members = _members(zf, where)
+            for info in members.values():
+                _check_expansion(info, file_size, where)
+            headers = {name: _member_header(zf, info, where) for name, info in members.items()}
             total = sum(h.nbytes for h in headers.values())
             if total > MAX_BOT_BYTES:
                 raise ArgumentError(
                     f"{where}: its arrays would take {format_bytes(total)}; a bot file may hold at "
                     f"most {format_bytes(MAX_BOT_BYTES)} (MAX_BOT_BYTES)"
                 )
-            arrays = {name: _member_data(zf, zf.getinfo(name + _NPY), h, name, where) for name, h in headers.items()}
+            if _META not in headers:
+                raise ArgumentError(
+                    f"{where} is not a bot file (python -m agents.files.export writes one): it has no {_META!r}"
+                )
+            meta = _read_meta(_member_data(zf, members[_META], headers[_META], _META, where), where)
+            if check is not None:
+                check(meta, {name: h.shape for name, h in headers.items() if name != _META})
+            arrays = {
+                name: _member_data(zf, members[name], h, name, where) for name, h in headers.items() if name != _META
+            }
     except ArgumentError:
         raise
     except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
         # not a zip, truncated, a compression zipfile cannot read, an encrypted member, a header numpy cannot parse
         raise ArgumentError(
-            f"{where} is not a bot file (python -m agents.files.export writes one): {type(e).__name__}: {e}"
+            f"{where} is not a bot file (python -m agents.files.export writes one): {type(e).__name__}: {str(e)[:200]}"
         ) from None
-    if _META not in arrays:
-        raise ArgumentError(
-            f"{where} is not a bot file (python -m agents.files.export writes one): it has no {_META!r}"
-        )
-    text = arrays.pop(_META).item()
+    return meta, arrays
+
+
+def _read_meta(array: np.ndarray, where: str) -> Any:
     try:
-        meta = json.loads(text)
+        return json.loads(array.item())
     except (ValueError, RecursionError) as e:
         raise ArgumentError(f"{where}: its meta is not JSON ({type(e).__name__}: {str(e)[:80]})") from None
-    return meta, arrays
+
+
+def _check_expansion(info: zipfile.ZipInfo, file_size: int, where: str) -> None:
+    """A member's entry: compressed into no more than the file holds, expanding at most
+    ``MAX_EXPANSION`` times (checked before a byte of it is decompressed)."""
+    if info.compress_size > file_size:
+        raise ArgumentError(f"{where}: member {info.filename[:80]!r} claims more compressed bytes than the file holds")
+    if info.file_size > MAX_EXPANSION * info.compress_size + EXPANSION_SLACK:
+        raise ArgumentError(
+            f"{where}: member {info.filename[:80]!r} expands from {info.compress_size:,} to {info.file_size:,} "
+            f"bytes, more than {MAX_EXPANSION} times (MAX_EXPANSION): trained weights do not compress so, "
+            "it is not read"
+        )
 
 
 def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:
@@ -229,8 +265,7 @@ def _member_data(zf: zipfile.ZipFile, info: zipfile.ZipInfo, header: _Header, na
         data = f.read(header.nbytes)
     if len(data) != header.nbytes:
         raise ArgumentError(f"{where} is truncated: array {name!r} has {len(data):,} of its {header.nbytes:,} bytes")
-    order = "F" if header.fortran_order else "C"
-    return np.frombuffer(data, dtype=header.dtype).reshape(header.shape, order=order)
+    return np.frombuffer(data, dtype=header.dtype).reshape(header.shape, order="F" if header.fortran_order else "C")
 
 
 def check_meta(meta: Any, where: str) -> tuple[int, int]:
@@ -265,10 +300,12 @@ def check_meta(meta: Any, where: str) -> tuple[int, int]:
 
 
 def check_layers(
-    arrays: dict[str, np.ndarray], prefix: str, inputs: int, outputs: int, where: str
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    arrays: dict[str, Any], prefix: str, inputs: int, outputs: int, where: str
+) -> tuple[list[Any], list[Any]]:
     """The weights and biases of one network (``prefix`` "pi" or "vf"), checked: layers 0..n-1 each
-    with a weight and a bias, shapes that chain from ``inputs`` numbers to ``outputs``, finite values."""
+    with a weight and a bias, shapes that chain from ``inputs`` numbers to ``outputs``, and (for
+    arrays, not for the shapes alone that ``read_networks`` checks first) finite values of at most
+    ``MAX_ABS_WEIGHT`` in magnitude."""
     net = {"pi": "policy", "vf": "value"}[prefix]
     found = sorted(int(name[4:]) for name in arrays if name.startswith(f"{prefix}_w"))
     n = len(found)
@@ -284,7 +321,7 @@ def check_layers(
         raise ArgumentError(f"{where}: array {extra[0]!r} is the bias of a layer it does not have")
     weights, biases, width = [], [], inputs
     for i in range(n):
-        w, b = arrays[f"{prefix}_w{i}"], arrays.get(f"{prefix}_b{i}")
+        w, b = _Shaped.of(arrays[f"{prefix}_w{i}"]), _Shaped.of(arrays.get(f"{prefix}_b{i}"))
         if b is None:
             raise ArgumentError(f"{where}: its {net} network lacks the bias of layer {i} ({prefix}_b{i})")
         want_out = outputs if i == n - 1 else None
@@ -294,15 +331,36 @@ def check_layers(
                 f"; the last layer has {outputs} output{'s' if outputs > 1 else ''}" if want_out is not None else ""
             )
             raise ArgumentError(f"{where}: {prefix}_w{i} has shape {w.shape}, this layer needs {wanted} ({why})")
-        if b.shape != (w.shape[1],):
+        if _Shaped.of(b).shape != (w.shape[1],):
             raise ArgumentError(f"{where}: {prefix}_b{i} has shape {b.shape}, the layer's bias needs ({w.shape[1]},)")
         for name, arr in ((f"{prefix}_w{i}", w), (f"{prefix}_b{i}", b)):
+            if not isinstance(arr, np.ndarray):
+                continue  # a shape only: the values are checked once read
             if not np.isfinite(arr).all():
                 raise ArgumentError(f"{where}: {name} holds NaN or infinite weights")
-        weights.append(w)
-        biases.append(b)
+            if arr.size and float(np.abs(arr).max()) > MAX_ABS_WEIGHT:
+                raise ArgumentError(
+                    f"{where}: {name} holds {float(np.abs(arr).max()):.3g}, more than {MAX_ABS_WEIGHT:g} "
+                    "(MAX_ABS_WEIGHT) in magnitude: its logits would overflow; no trained network has such weights"
+                )
+        weights.append(arrays[f"{prefix}_w{i}"])
+        biases.append(arrays[f"{prefix}_b{i}"])
         width = w.shape[1]
     return weights, biases
+
+
+class _Shaped(NamedTuple):
+    """An array's shape alone (from its .npy header), checked as the array would be."""
+
+    shape: tuple[int, ...]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @staticmethod
+    def of(x: Any) -> Any:
+        return _Shaped(tuple(x)) if isinstance(x, tuple) and not isinstance(x, _Shaped) else x
 
 
 class Networks(NamedTuple):
@@ -318,7 +376,14 @@ class Networks(NamedTuple):
 def read_networks(path: Path, where: str) -> Networks:
     """The bot file ``path`` read (``read_bot_file``) and checked (``check_meta``, ``check_layers``):
     an ArgumentError naming it (``where``) for anything that is not a bot file this env plays."""
-    meta, arrays = read_bot_file(path, where)
+
+    def check_shapes(meta: Any, shapes: dict[str, tuple[int, ...]]) -> None:  # before any weight is read
+        _, dim = check_meta(meta, where)
+        check_layers(shapes, "pi", dim, core.NUM_ACTIONS, where)
+        if any(name.startswith("vf_") for name in shapes):
+            check_layers(shapes, "vf", dim, 1, where)
+
+    meta, arrays = read_bot_file(path, where, check_shapes)
     version, obs_dim = check_meta(meta, where)
     policy = check_layers(arrays, "pi", obs_dim, core.NUM_ACTIONS, where)
     has_value = any(name.startswith("vf_") for name in arrays)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,9 +21,13 @@ import numpy as np
 from aos_env import core
 from aos_env.base.checks import ArgumentError, check_file, check_int, check_output_file
 from aos_env.base.files import same_file
+from aos_env.base.outputs import check_output
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 
 from .bot_file import ACTIVATIONS, bot_meta, read_bot_file, read_networks, write_bot_file
+
+#: A run's summary.json is a few kB; a larger one is not read.
+MAX_SUMMARY_BYTES = 1 << 20
 
 
 def export(model, out, num_players: int, info: dict | None = None, dtype=np.float32) -> Path:
@@ -136,7 +139,7 @@ def warm_start(policy, bot) -> dict:
                 f"{want}: give --net-arch the bot's hidden sizes"
             )
         with torch.no_grad():
-            for lin, w, b in zip(layers[prefix], weights, biases):
+            for lin, w, b in zip(layers[prefix], weights, biases, strict=True):
                 lin.weight.copy_(torch.from_numpy(np.array(w.T, dtype=np.float32)))
                 lin.bias.copy_(
                     torch.from_numpy(np.array(b, dtype=np.float32))
@@ -154,12 +157,23 @@ def run_info(model: Path) -> dict:
     info: dict = {"model": model.name}
     if summary.is_file():
         try:
-            run = json.loads(summary.read_text())
-        except ValueError as e:
-            raise ArgumentError(f"{summary}: the run's summary is not JSON ({e})") from None
-        info.update(args=run.get("args", {}), timesteps=run.get("timesteps"))
+            if summary.stat().st_size > MAX_SUMMARY_BYTES:
+                raise ArgumentError(f"{summary}: the run's summary holds more than {MAX_SUMMARY_BYTES:,} bytes")
+            run = json.loads(summary.read_text(encoding="utf-8"))
+        except (ValueError, RecursionError, UnicodeDecodeError) as e:  # ArgumentError is a ValueError
+            if isinstance(e, ArgumentError):
+                raise
+            raise ArgumentError(
+                f"{summary}: the run's summary is not JSON ({type(e).__name__}: {str(e)[:80]})"
+            ) from None
+        if not isinstance(run, dict):
+            raise ArgumentError(f"{summary}: the run's summary must be a JSON object, got {type(run).__name__}")
+        for key, kind in (("args", dict), ("final_evaluation", dict), ("timesteps", int)):
+            if run.get(key) is not None and not isinstance(run[key], kind):
+                raise ArgumentError(f"{summary}: its {key!r} must be a {kind.__name__}, got {run[key]!r:.60}")
+        info.update(args=run.get("args") or {}, timesteps=run.get("timesteps"))
         if not checkpoint:
-            info["final_evaluation"] = run.get("final_evaluation", {})
+            info["final_evaluation"] = run.get("final_evaluation") or {}
     if checkpoint and model.stem.rpartition("_")[2].isdigit():
         info["timesteps"] = int(model.stem.rpartition("_")[2])
     return info
@@ -197,8 +211,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         _bot_path(args.out)
-        if args.out.exists() and not args.overwrite:
-            p.error(f"argument out: {str(args.out)!r} exists; give --overwrite to replace it")
+        check_output("argument out:", args.out, args.overwrite)  # a dangling link too: nothing is replaced
         if args.model.suffix.lower() == ".npz":
             if args.players is None:
                 p.error("argument --players: required for a bot file (the table size the new file plays at)")
@@ -208,7 +221,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.note is not None:
             p.error("argument --note: only for a bot file (a model's info comes from its run)")
         info = run_info(args.model)
-        trained_for = read_meta(args.model)["num_players"]  # the model's JSON member, checked; nothing unpickled
+        trained_for = read_meta(args.model)["num_players"]  # the model checked whole; nothing unpickled
+        if trained_for is None:  # saved by SB3's own model.save, which does not record the table size
+            if args.players is None:
+                p.error(
+                    f"argument --players: required for {str(args.model)!r}, a model saved by SB3's own "
+                    "save, which does not record the game size it was trained for"
+                )
+            trained_for = args.players
         if args.players is not None and args.players != trained_for:
             p.error(
                 f"argument --players: the model {str(args.model)!r} was trained for {trained_for} players, "
@@ -222,4 +242,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python -m agents.files.export")

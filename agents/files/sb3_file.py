@@ -12,7 +12,7 @@ import json
 import zipfile
 from pathlib import Path
 
-from aos_env.base.checks import ArgumentError, is_int
+from aos_env.base.checks import ArgumentError
 
 from .model_file import MAX_JSON_BYTES, WEIGHTS_MEMBER, model_path, read_member
 
@@ -49,4 +49,4 @@ def saved_timesteps(path) -> int | None:
     except (ValueError, KeyError, OSError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile):
         return None
     steps = data.get("num_timesteps") if isinstance(data, dict) else None
-    return int(steps) if is_int(steps) and steps >= 0 else None
+    return int(steps) if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 0 else None

@@ -37,7 +37,9 @@ def _layers(name: str, module: Any, outputs: int) -> tuple[list[np.ndarray], lis
 
     if not isinstance(module, nn.Sequential) or not len(module):
         raise fail(name, "a torch nn.Sequential of Linear layers with Tanh or ReLU between them", module)
-    weights, biases, acts = [], [], set()
+    weights: list[np.ndarray] = []
+    biases: list[np.ndarray] = []
+    acts: set[str] = set()
     expect_linear = True  # the bot format applies the activation between every two Linear layers
     for i, layer in enumerate(module):
         kind = type(layer).__name__

@@ -122,3 +122,34 @@ def act_on_env(agent: Agent, env) -> int:
 def masked_argmax(scores: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Index of the best legal score per row (0 where nothing is legal)."""
     return np.where(mask, scores, -np.inf).argmax(1) * mask.any(1)
+
+
+#: The largest magnitude a legal logit keeps (``finite_logits``): far beyond any real preference,
+#: small enough that exp(logit - max) never overflows in float64.
+LOGIT_LIMIT = 1e30
+
+
+def finite_logits(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(n, A) float64 logits with every legal entry finite (NaN the least likely, +-inf clipped to
+    +-``LOGIT_LIMIT``) and -inf where illegal: a network whose numbers overflow still plays a legal
+    action, never action 0 by default."""
+    z = np.nan_to_num(np.asarray(logits, dtype=np.float64), nan=-LOGIT_LIMIT, posinf=LOGIT_LIMIT, neginf=-LOGIT_LIMIT)
+    return np.where(mask, np.clip(z, -LOGIT_LIMIT, LOGIT_LIMIT), -np.inf)
+
+
+def choose_from_logits(
+    logits: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator
+) -> np.ndarray:
+    """(n,) a legal action per row (every row has one): the most likely, or one sampled from the
+    softmax of the legal logits (``finite_logits`` first, so overflowed numbers cannot make it illegal)."""
+    z = finite_logits(logits, mask)
+    if deterministic:
+        return z.argmax(1)
+    z = z - z.max(1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(1, keepdims=True)
+    u = rng.random(z.shape[0])[:, None]
+    pick = np.minimum((p.cumsum(1) < u).sum(1), z.shape[1] - 1)
+    illegal = ~mask[np.arange(z.shape[0]), pick]  # rounding at the top of the cumulative sum
+    pick[illegal] = z[illegal].argmax(1)
+    return pick

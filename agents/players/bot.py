@@ -33,7 +33,7 @@ from aos_env.base.checks import ArgumentError, check_bool, check_file
 from aos_env.core.obs_layout import G, to_version
 
 from ..files.bot_file import ACTIVATIONS, read_networks
-from .base import BaseAgent
+from .base import BaseAgent, choose_from_logits
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 SHIPPED = {p: DATA / f"bot_{p}p.npz" for p in (2, 3, 4)}
@@ -65,10 +65,11 @@ class MLP:
     def __call__(self, x: np.ndarray) -> np.ndarray:
         h = np.asarray(x, dtype=np.float32)
         last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            h = h @ w + b
-            if i < last:
-                h = self._act(h)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is handled where actions are chosen
+            for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+                h = h @ w + b
+                if i < last:
+                    h = self._act(h)
         return h
 
 
@@ -189,15 +190,7 @@ class BotAgent(BaseAgent):
         live = np.flatnonzero(mask.any(1))
         if not live.size:
             return out
-        logits = self.logits(obs[live], mask[live])
-        if self.deterministic:
-            out[live] = logits.argmax(1)
-        else:
-            z = logits - logits.max(1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(1, keepdims=True)
-            u = self.rng.random(live.size)[:, None]
-            out[live] = np.minimum((p.cumsum(1) < u).sum(1), mask.shape[1] - 1)
+        out[live] = choose_from_logits(self.logits(obs[live], mask[live]), mask[live], self.deterministic, self.rng)
         return out
 
 

@@ -30,6 +30,8 @@ IS-MCTS resampling uses it too).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from aos_env import core
@@ -111,7 +113,8 @@ class MonteCarloAgent(BaseAgent):
         elif rollout_policy == "bot":
             rollout_policy = bot
         self.rollout_policy = rollout_policy
-        self.leaf_value = bot if leaf_value == "bot" else leaf_value  # "score" or an object with values()
+        # "score" or an object with values(): the bot was made above when leaf_value is "bot"
+        self.leaf_value: Any = bot if leaf_value == "bot" else leaf_value
         self.prior = bot if prior_weight is not None else None  # the policy whose log-probabilities guide
 
     def __repr__(self) -> str:

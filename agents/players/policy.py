@@ -9,10 +9,10 @@ likely legal action; ``deterministic=False`` samples from the policy instead.
 A model file is read by ``agents.files.model_file.load_policy``, which runs no code from the file: it
 takes the architecture from the plain-JSON member that ``train.py`` writes and the weights with
 ``torch.load(weights_only=True)``, and never opens the pickled ``data`` member that SB3's own
-loader unpickles. The file must be a model of this env (``core.OBS_DIM`` numbers in, one of
-``core.NUM_ACTIONS`` actions out, this observation version), so a model of another env fails at
-once instead of at its first move; a model saved without the JSON member (by aos-env 0.2 or by
-plain SB3) is refused, with what to do about it.
+loader unpickles. A model saved by SB3's own ``model.save`` (PPO or MaskablePPO, MlpPolicy) is
+read the same way, its architecture taken from its weights' shapes. The file must be a model of
+this env (``core.OBS_DIM`` numbers in, one of ``core.NUM_ACTIONS`` actions out), so a model of
+another env fails at once instead of at its first move.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from aos_env.base.checks import ArgumentError, check_bool, fail
 
 from ..files.model_file import check_device, check_spaces, load_policy
 from ..files.sb3_file import check_sb3_model_file
-from .base import BaseAgent
+from .base import BaseAgent, choose_from_logits
 
 
 def check_model_file(path) -> Path:
@@ -51,7 +51,8 @@ class PolicyAgent(BaseAgent):
             device = check_device("device", device)
             policy = load_policy(path, device=device)  # no code from the file: see agents.files.model_file
             self.name = str(path)
-            self.num_players = policy.aos_meta["num_players"]  # the game size it was trained for
+            # the game size it was trained for; None for a model saved by SB3's own save (not recorded)
+            self.num_players = policy.aos_meta["num_players"]
         else:
             if not all(callable(getattr(policy, m, None)) for m in ("predict", "set_training_mode")):
                 raise fail("policy", "a MaskablePPO policy (model.policy)", policy)
@@ -59,10 +60,6 @@ class PolicyAgent(BaseAgent):
         self.policy = policy
         self.policy.set_training_mode(False)
         self.deterministic = deterministic
-        if not deterministic and self.seed is not None:
-            import torch
-
-            torch.manual_seed(self.seed)  # sampling uses torch's global generator
 
     @classmethod
     def snapshot(cls, model, deterministic: bool = False, seed: int | None = 0) -> PolicyAgent:
@@ -77,8 +74,17 @@ class PolicyAgent(BaseAgent):
         out = np.zeros(mask.shape[0], dtype=np.int64)
         live = mask.any(1)
         if live.any():
-            actions, _ = self.policy.predict(
-                obs[live].astype(np.float32), deterministic=self.deterministic, action_masks=mask[live]
-            )
-            out[live] = actions
+            out[live] = choose_from_logits(self.logits(obs[live]), mask[live], self.deterministic, self.rng)
         return out
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        """(n, 44) the policy's unmasked logits (computed here rather than by SB3's ``predict``, whose
+        distribution refuses NaN logits with a ValueError: an overflow must still give a legal move)."""
+        import torch
+        from stable_baselines3.common.policies import BaseModel
+
+        policy = self.policy
+        with torch.no_grad():
+            x = torch.as_tensor(np.asarray(obs, dtype=np.float32), device=policy.device)
+            features = BaseModel.extract_features(policy, x, policy.pi_features_extractor)
+            return policy.action_net(policy.mlp_extractor.forward_actor(features)).float().cpu().numpy()

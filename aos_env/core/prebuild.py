@@ -27,6 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from ..base import files
+from ..base.checks import ArgumentError, check_output_folder
+from ..base.outputs import describe, existing
 
 #: Games of the batch that ``warm`` plays (any size from 2 up to the threads' threshold compiles
 #: the same serial kernels).
@@ -79,9 +81,9 @@ def build(out: Path, also: list[str], overwrite: bool = False) -> list[Path]:
     """Compile in a fresh process with an empty cache of its own (``warm``, then each of ``also``'s
     ``warm()``), and copy its cache folders into ``out``; returns them. ``out`` is replaced as a
     whole (``base.files.atomic_folder``), and only with ``overwrite`` if it exists."""
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise FileExistsError(f"{out} exists: pass --overwrite to replace it")
+    out = check_output_folder("out", out)  # a folder that can be written, checked before compiling (minutes)
+    if existing(out) and not overwrite:
+        raise FileExistsError(f"{out} exists ({describe(out)}): pass --overwrite to replace it")
     with tempfile.TemporaryDirectory(prefix="aos-prebuild-") as home:
         env = dict(os.environ, XDG_CACHE_HOME=home, AOS_PREBUILT="0", AOS_QUIET="1")
         env.pop("NUMBA_CACHE_DIR", None)  # our folders go under XDG_CACHE_HOME
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
             p.error(f"--also: no module named {m!r}")
     try:
         folders = build(args.out, args.also, overwrite=args.overwrite)
-    except FileExistsError as e:
+    except (FileExistsError, ArgumentError) as e:
         p.error(str(e))
     except subprocess.CalledProcessError as e:
         print(f"prebuild: compiling failed (exit status {e.returncode})", file=sys.stderr)
@@ -136,4 +138,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from aos_env.base.cli import run_cli
+
+    run_cli(main, "python -m aos_env.core.prebuild", expected=(RuntimeError,))

@@ -8,10 +8,9 @@ current decision, e.g. "summon Sphinx (AS018)" or "keep Angel, assist Imp".
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
+from ..base.cli import printable
 from ..core import ACTION_NAMES, Phase, final_scores
 from ..core.cards import ACTIONS, COLOURS, MANA_NAMES
 from ..core.constants import (
@@ -45,27 +44,15 @@ def agent_name(player: int) -> str:
     return f"player_{player}"
 
 
-#: What a terminal must never be sent from data (names in a replay, a card file): C0 controls but
-#: newline and tab, DEL, C1 controls (ESC and CSI start escape sequences: window titles, clearing
-#: the screen, OSC 52 clipboard writes) and the bidirectional overrides that reorder what is shown.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def terminal_safe(text: str) -> str:
-    """``text`` with every control character and escape-sequence starter replaced by "?", so that
-    what is printed is only ever text (used for every line the terminal views print)."""
-    return _UNSAFE.sub("?", str(text))
-
-
 class SafeTerminal:
-    """A text stream that passes everything written through :func:`terminal_safe` (the terminal
+    """A text stream that passes everything written through :func:`printable` (the terminal
     views write through one, so no name or card text from a file reaches the terminal raw)."""
 
     def __init__(self, out) -> None:
         self.out = out
 
     def write(self, text: str) -> int:
-        return self.out.write(terminal_safe(text))
+        return self.out.write(printable(text))
 
     def flush(self) -> None:
         self.out.flush()
@@ -323,4 +310,4 @@ def render_text(state: State, b: int = 0, player: int | None = None) -> str:
                 f"{int(state.paid[b].sum())} of {total} paid"
             )
         lines.append(f"{agent_name(int(state.current_player[b]))} to choose: {QUESTIONS[ph]}")
-    return terminal_safe("\n".join(lines))
+    return printable("\n".join(lines))

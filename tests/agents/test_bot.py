@@ -330,7 +330,7 @@ def test_warm_start_plays_as_the_bot(tmp_path: Path) -> None:
 
 from agents.files.bot_file import read_bot_file  # noqa: E402
 from agents.files.export import main as export_main  # noqa: E402
-from agents.files.export import retarget
+from agents.files.export import retarget  # noqa: E402
 from aos_env.base.checks import ArgumentError  # noqa: E402
 
 

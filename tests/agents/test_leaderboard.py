@@ -64,7 +64,7 @@ def test_evaluate_writes_the_leaderboard_across_runs(tmp_path: Path) -> None:
                 "--seed",
                 str(seed),
                 "--json",
-                str(tmp_path / "t.json"),
+                str(tmp_path / f"t{seed}.json"),
                 "--leaderboard",
                 str(board),
                 "--no-progress",

@@ -266,9 +266,9 @@ def test_missing_model_is_reported_by_its_own_path(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "which,fragment",
     [
-        ("other", f"is a zip file but not a model saved by train.py: it has no {MODEL_MEMBER} inside"),
+        ("other", f"is a zip file but not a model saved by train.py or SB3: it has neither {MODEL_MEMBER}"),
         ("text", "is not a zip file"),
-        ("fake", f"has no {MODEL_MEMBER} inside: it was saved by plain stable-baselines3"),
+        ("fake", "its SB3 data member is not readable JSON"),
         ("obs10", f"was trained for observation size 10, this env has {core.OBS_DIM}"),
         ("act7", "was trained for number of actions 7, this env has 44"),
     ],

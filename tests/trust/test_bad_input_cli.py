@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import json
 import os
 import subprocess
 import sys
@@ -268,3 +269,157 @@ def test_export_refuses_what_is_not_a_model_or_a_run(tmp_path: Path) -> None:
         assert res.returncode == 2 and "usage:" in res.stderr and message in res.stderr, res.stderr
         assert "Traceback" not in res.stderr, res.stderr
     assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_the_cleanrl_example_keeps_an_earlier_runs_bot(tmp_path: Path, capsys) -> None:
+    """Run again into the same --out-dir: refused before training, unless --overwrite."""
+    spec = importlib.util.spec_from_file_location("cleanrl_ppo_example", ROOT / "examples" / "cleanrl_ppo.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    (tmp_path / "bot.npz").write_bytes(b"an earlier bot")
+    with pytest.raises(SystemExit) as e:
+        example.parse_args(["--quick", "--out-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "bot.npz" in err and "--overwrite" in err, err
+    assert example.parse_args(["--quick", "--out-dir", str(tmp_path), "--overwrite"]).overwrite
+    (tmp_path / "bot.npz").unlink()
+    (tmp_path / "tournament.json").write_text("{}")
+    with pytest.raises(SystemExit):
+        example.parse_args(["--quick", "--out-dir", str(tmp_path)])
+
+
+# ---- one entry for every command: a one-line message and an exit code, never a traceback -------------
+
+
+def _run_cli(capsys, exc: BaseException) -> tuple[int, str]:
+    from aos_env.base.cli import run_cli
+
+    def main(argv=None):
+        raise exc
+
+    with pytest.raises(SystemExit) as e:
+        run_cli(main, "python -m x", [])
+    return e.value.code, capsys.readouterr().err
+
+
+def test_run_cli_turns_expected_errors_into_one_line(capsys) -> None:
+    from aos_env.base.checks import ArgumentError
+
+    for exc, code, fragment in (
+        (KeyboardInterrupt(), 130, "interrupted"),
+        (ArgumentError("bad\nvalue \x1b]0;title\x07"), 2, "bad value ?]0;title?"),
+        (OSError(28, "No space left on device", "out.json"), 1, "No space left on device: 'out.json'"),
+    ):
+        got, err = _run_cli(capsys, exc)
+        assert got == code and err.count("\n") == 1 and err.startswith("python -m x: error: "), err
+        assert fragment in err and "\x1b" not in err, err
+    with pytest.raises(ZeroDivisionError):  # a bug keeps its traceback, to be reported
+        _run_cli(capsys, ZeroDivisionError())
+
+
+def test_ctrl_c_during_a_tournament_is_one_line(tmp_path: Path) -> None:
+    import signal
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "agents.evaluation.evaluate",
+            "mc",
+            "mc",
+            "--games",
+            "100000",
+            "--batch",
+            "4",
+            "--json",
+            str(tmp_path / "t.json"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr.read(1)  # the progress bar: the games are being played
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and "Traceback" not in err and "interrupted (Ctrl-C)" in err, err
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_the_leaderboard_command_prints_help_and_tables(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    helped = subprocess.run(
+        [sys.executable, "-m", "agents.evaluation.leaderboard", "--help"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert helped.returncode == 0 and "usage: python -m agents.evaluation.leaderboard" in helped.stdout
+    from agents.evaluation import leaderboard as lb
+
+    board = tmp_path / "lb.json"
+    board.write_text(json.dumps({**lb.empty(), "tables": {"2": {"pairs": {"a vs b": [3, 1]}}}}))
+    shown = subprocess.run(
+        [sys.executable, "-m", "agents.evaluation.leaderboard", str(board)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert shown.returncode == 0 and "## 2 players" in shown.stdout, shown.stderr
+    for bad in ("1e29", str(10**29)):
+        tables = f'{{"2": {{"pairs": {{"a vs b": [{bad}, 1]}}}}}}'
+        board.write_text(f'{{"format": "aos-leaderboard", "version": 1, "runs": [], "tables": {tables}}}')
+        with pytest.raises(ValueError, match="MAX_WINS|win counts"):
+            lb.load(board)
+
+
+def test_prebuild_to_a_read_only_folder_is_refused_before_compiling(capsys) -> None:
+    from aos_env.core import prebuild
+
+    with pytest.raises(SystemExit) as e:
+        prebuild.main(["/proc/aos_prebuilt"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "not writable" in err, err
+
+
+def test_a_notebook_cell_that_times_out_is_one_line(monkeypatch, capsys) -> None:
+    pytest.importorskip("nbclient")
+    from nbclient.exceptions import CellTimeoutError
+
+    from notebooks import execute
+
+    def slow(path, timeout):
+        raise CellTimeoutError("Cell execution timed out")
+
+    monkeypatch.setattr(execute, "execute", slow)
+    assert execute.main(["--timeout", "1", "01_quickstart"]) == 1
+    err = capsys.readouterr().err
+    assert "ran longer than --timeout 1 s, nothing written" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("summary", ["[1, 2]", "[" * 100_000 + "]" * 100_000, '{"args": 3}', '"x"'])
+def test_export_refuses_a_summary_that_is_not_a_run_summary(tmp_path: Path, summary: str) -> None:
+    from agents.files.export import run_info
+    from aos_env.base.checks import ArgumentError
+
+    (tmp_path / "summary.json").write_text(summary)
+    with pytest.raises(ArgumentError, match="summary"):
+        run_info(tmp_path / "model.zip")
+
+
+def test_a_leaderboards_names_reach_the_terminal_without_escape_sequences(tmp_path: Path, capsys) -> None:
+    from agents.evaluation import leaderboard as lb
+
+    board = tmp_path / "lb.json"
+    evil = "a\x1b]52;c;ZXZpbA==\x07\x1b[2J"
+    board.write_text(json.dumps({**lb.empty(), "tables": {"2": {"pairs": {f"{evil} vs b": [3, 1]}}}}))
+    assert lb.main([str(board)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "a?]52;c;ZXZpbA==??[2J" in out, out

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import pickle
@@ -29,7 +30,7 @@ import pytest
 from agents import BotAgent, act_on_state, make_agent
 from agents.evaluation import leaderboard as lb
 from agents.files.bot_file import MAX_LAYERS
-from agents.players.bot import SHIPPED
+from agents.players.bot import SHIPPED, SHIPPED_V2
 from aos_env import core
 from aos_env.base.checks import ArgumentError
 from aos_env.core import cards as cards_mod
@@ -297,6 +298,84 @@ def test_a_forged_header_claiming_a_huge_array_is_refused_before_allocation(tmp_
     path = _zip_with(tmp_path / "forged.npz", {"pi_w0.npy": _npy_member(huge, b"\0" * 64, version)})
     assert path.stat().st_size < 1_000_000
     refused(path, "pi_w0", "at most 1.1 GB|MAX_BOT_BYTES")
+
+
+def _zeros_bot(path: Path, columns: int, bias: int) -> Path:
+    """A deflated bot file whose pi_w0 is (OBS_DIM, columns) zeros, streamed (costs no memory to
+    make), and whose pi_b0 has ``bias`` entries."""
+    arrays = bot_arrays()
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(
+            "meta.npy",
+            _npy_member(
+                {"descr": "<U200", "fortran_order": False, "shape": ()},
+                json.dumps(bot_meta()).ljust(200).encode("utf-32-le"),
+            ),
+        )
+        with zf.open("pi_w0.npy", "w", force_zip64=True) as f:
+            f.write(_npy_member({"descr": "<f4", "fortran_order": False, "shape": (core.OBS_DIM, columns)}))
+            chunk, left = bytes(1 << 20), core.OBS_DIM * columns * 4
+            while left:
+                f.write(chunk[: min(left, len(chunk))])
+                left -= min(left, len(chunk))
+        for name, arr in arrays.items():
+            if name != "pi_w0":
+                arr = np.zeros(bias, np.float32) if name == "pi_b0" else arr
+                buf = io.BytesIO()
+                np.save(buf, arr)
+                zf.writestr(f"{name}.npy", buf.getvalue())
+    return path
+
+
+def _refusal_peak(path: Path, *patterns: str) -> int:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        refused(path, *patterns)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_small_bot_file_of_zeros_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """300 MB of zeros in a file of under 1 MB (with a bias that does not fit): refused from the zip's
+    entries, before a byte is decompressed (measured by allocation, never by time)."""
+    path = _zeros_bot(tmp_path / "zeros.npz", 128_000, 3)
+    assert path.stat().st_size < 1 << 20
+    assert _refusal_peak(path, "pi_w0", "MAX_EXPANSION") < 200 << 20
+
+
+def test_shapes_are_checked_from_the_headers_before_any_weight_is_read(tmp_path: Path) -> None:
+    """An uncompressed 10 MB weight whose bias does not fit: refused without reading the weight."""
+    arrays = bot_arrays()
+    arrays["pi_w0"] = np.zeros((core.OBS_DIM, 4096), np.float32)
+    arrays["pi_b0"] = np.zeros(3, np.float32)
+    path = write_bot(tmp_path / "big.npz", arrays)
+    assert _refusal_peak(path, "pi_b0 has shape") < arrays["pi_w0"].nbytes // 4
+
+
+@pytest.mark.parametrize("value", [3e38, -1e5, 65504.0])
+def test_finite_but_huge_weights_are_refused(tmp_path: Path, value: float) -> None:
+    for dtype in (np.float32, np.float16):
+        arrays = bot_arrays(dtype=dtype)
+        arrays["pi_w1"] = np.full_like(arrays["pi_w1"], value if dtype == np.float32 else 60000.0)
+        refused(write_bot(tmp_path / f"huge_{dtype.__name__}.npz", arrays), "pi_w1", "MAX_ABS_WEIGHT")
+
+
+def test_a_bot_whose_numbers_overflow_still_plays_legal_actions(tmp_path: Path) -> None:
+    """Weights within the limit, but ReLU layers that multiply them past float32: the logits become
+    inf and NaN, and the bot still chooses among the legal actions (sampled and most likely)."""
+    widths = [core.OBS_DIM, 64, 64, 64, 64, 64, 64, 64, core.NUM_ACTIONS]
+    arrays = {}
+    for i, (a, b) in enumerate(zip(widths, widths[1:], strict=False)):
+        arrays[f"pi_w{i}"] = np.full((a, b), 9e3, np.float32)
+        arrays[f"pi_b{i}"] = np.zeros(b, np.float32)
+    path = write_bot(tmp_path / "overflow.npz", arrays, meta=bot_meta(activation="relu"))
+    state = core.init(64, 2, seed=0)
+    for spec in (str(path), f"{path}:deterministic=false"):
+        actions = act_on_state(make_agent(spec, seed=1), state)
+        assert state.legal_action_mask[np.arange(64), actions].all(), spec
 
 
 def test_forged_headers_of_other_kinds(tmp_path: Path) -> None:
@@ -718,15 +797,15 @@ def test_evaluate_writes_its_json_atomically(tmp_path: Path, monkeypatch) -> Non
 
     out = tmp_path / "t.json"
     out.write_text("previous")
-    real = Path.write_text
+    real = Path.write_bytes
 
-    def half_then_full(self, text, *args, **kwargs):  # a disk that fills in the middle of the file
-        real(self, text[: len(text) // 2], *args, **kwargs)
+    def half_then_full(self, data, *args, **kwargs):  # a disk that fills in the middle of the file
+        real(self, data[: len(data) // 2], *args, **kwargs)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_text", half_then_full)
+    monkeypatch.setattr(Path, "write_bytes", half_then_full)
     with pytest.raises(OSError, match="No space"):
-        evaluate.main(["random", "random", "--games", "2", "--no-progress", "--json", str(out)])
+        evaluate.main(["random", "random", "--games", "2", "--no-progress", "--json", str(out), "--overwrite"])
     monkeypatch.undo()
     assert out.read_text() == "previous" and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
@@ -856,3 +935,128 @@ def test_field_setters_refuse_what_the_dtype_cannot_hold(field: str, value, patt
     state.faith = np.array([[2.0, 1.0]])
     state.terminated = False
     assert state.vp.tolist() == [[3, 4]] and state.faith.tolist() == [[2, 1]]
+
+
+# ---- outputs: nothing a user made is replaced without --overwrite ----------------------------------------
+
+
+def _evaluate(tmp_path: Path, *argv: str) -> dict:
+    from agents.evaluation import evaluate
+
+    return evaluate.main(["random", "random", "--games", "2", "--no-progress", *argv])
+
+
+def test_evaluate_never_writes_over_a_file_without_overwrite(tmp_path: Path, capsys) -> None:
+    """--json over a user's file, a bot file, a symbolic link or a dangling one: refused, naming it."""
+    notes = tmp_path / "notes.json"
+    notes.write_text("mine")
+    bot = tmp_path / "bot.npz"
+    shutil.copy(SHIPPED[2], bot)
+    link, dangling = tmp_path / "link.json", tmp_path / "dangling.json"
+    link.symlink_to(notes)
+    dangling.symlink_to(tmp_path / "nowhere.json")
+    for target, what in ((notes, "a file of"), (bot, "a file of"), (link, "a symbolic link"), (dangling, "dangling")):
+        evaluate_usage_error(
+            capsys, ["random", "random", "--games", "2", "--json", str(target)], "exists", what, "--overwrite"
+        )
+    assert notes.read_text() == "mine" and bot.read_bytes() == SHIPPED[2].read_bytes()
+    assert dangling.is_symlink() and not (tmp_path / "nowhere.json").exists()
+    _evaluate(tmp_path, "--json", str(notes), "--overwrite")
+    assert json.loads(notes.read_text())["games"] == 2
+
+
+def test_evaluate_without_json_never_rewrites_an_earlier_runs_results(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tournament.json").write_text("an earlier run")
+    _evaluate(tmp_path)
+    _evaluate(tmp_path)
+    assert (tmp_path / "tournament.json").read_text() == "an earlier run"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tournament-2.json", "tournament-3.json", "tournament.json"]
+
+
+def test_replays_of_an_earlier_run_are_not_written_over(tmp_path: Path, capsys) -> None:
+    replays = tmp_path / "replays"
+    _evaluate(tmp_path, "--json", str(tmp_path / "a.json"), "--replays", str(replays))
+    first = {p.name: p.read_bytes() for p in replays.iterdir()}
+    assert sorted(first) == ["game_00000.json", "game_00001.json"]
+    evaluate_usage_error(
+        capsys,
+        ["random", "greedy", "--games", "2", "--json", str(tmp_path / "b.json"), "--replays", str(replays)],
+        "--replays",
+        "game_00000.json",
+        "--overwrite",
+    )
+    assert {p.name: p.read_bytes() for p in replays.iterdir()} == first and not (tmp_path / "b.json").exists()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "game_00001.json").symlink_to(tmp_path / "gone")  # a dangling link counts too
+    evaluate_usage_error(
+        capsys, ["random", "random", "--games", "2", "--replays", str(tmp_path / "other")], "game_00001.json"
+    )
+
+
+def test_a_users_file_beside_the_leaderboard_is_not_replaced(tmp_path: Path, capsys) -> None:
+    board, notes = tmp_path / "notes.json", tmp_path / "notes.md"
+    notes.write_text("my notes")
+    argv = ["random", "greedy", "--games", "2", "--json", str(tmp_path / "t.json"), "--leaderboard", str(board)]
+    evaluate_usage_error(capsys, argv, "notes.md", "not a leaderboard table", "--overwrite")
+    assert notes.read_text() == "my notes" and not board.exists() and not (tmp_path / "t.json").exists()
+    from agents.evaluation import evaluate
+
+    evaluate.main([*argv, "--no-progress", "--overwrite"])
+    assert notes.read_text().startswith("# Leaderboard")
+    argv[5] = str(tmp_path / "t2.json")
+    evaluate.main([*argv, "--no-progress"])  # its own table is rewritten on every run
+    assert len(json.loads(board.read_text())["runs"]) == 2
+
+
+def test_the_leaderboard_tells_two_files_at_one_path_apart(tmp_path: Path) -> None:
+    """A bot trained again into the same path is a new agent: rated by a hash of its content."""
+    from agents.evaluation import evaluate
+
+    bot, board = tmp_path / "bot.npz", tmp_path / "lb.json"
+    for i, source in enumerate((SHIPPED[2], SHIPPED_V2[2])):
+        shutil.copy(source, bot)
+        evaluate.main(
+            [
+                str(bot),
+                "random",
+                "--games",
+                "4",
+                "--no-progress",
+                "--json",
+                str(tmp_path / f"t{i}.json"),
+                "--leaderboard",
+                str(board),
+            ]
+        )
+    pairs = json.loads(board.read_text())["tables"]["2"]["pairs"]
+    names = {n for key in pairs for n in key.split(lb.PAIR_SEPARATOR)} - {"random"}
+    assert len(names) == 2 and all(n.startswith(f"{bot} (sha256:") for n in names), names
+    assert lb.rated_name(str(SHIPPED[2])) == lb.rated_name(str(SHIPPED[2])) != lb.rated_name(str(SHIPPED[3]))
+    assert lb.rated_name("greedy#2") == "greedy"
+
+
+def test_export_refuses_a_dangling_link_at_out(tmp_path: Path, capsys) -> None:
+    from agents.files import export
+
+    out = tmp_path / "bot.npz"
+    out.symlink_to(tmp_path / "elsewhere.npz")
+    with pytest.raises(SystemExit) as e:
+        export.main([str(SHIPPED[2]), str(out), "--players", "3"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "dangling" in err and "--overwrite" in err, err
+    assert out.is_symlink() and not (tmp_path / "elsewhere.npz").exists()
+
+
+def test_write_output_never_replaces_without_overwrite(tmp_path: Path) -> None:
+    from aos_env.base.outputs import check_output, write_output
+
+    path = tmp_path / "sub" / "x.txt"
+    write_output(path, "one", overwrite=False)
+    with pytest.raises(ArgumentError, match="exists .a file of 3 bytes.; give --overwrite"):
+        write_output(path, "two", overwrite=False)
+    with pytest.raises(ArgumentError, match="exists"):
+        check_output("--out", tmp_path / "y.txt", False, siblings=[path])
+    assert path.read_text() == "one" and sorted(p.name for p in path.parent.iterdir()) == ["x.txt"]
+    write_output(path, "two", overwrite=True)
+    assert path.read_text() == "two"

@@ -138,8 +138,8 @@ def test_sb3s_own_loader_does_run_the_payload(tiny, tmp_path: Path) -> None:
 
 
 def payload_models(tiny, folder: Path, marker: Path) -> dict[str, Path]:
-    """Model files carrying the payload: in ``data`` of a train.py model (it still loads: ``data`` is
-    never read), in ``data`` of a plain SB3 model (refused), and in place of the weights (refused)."""
+    """Model files carrying the payload: in ``data`` of a train.py model and of a plain SB3 model
+    (both still load: the pickles in ``data`` are never decoded), and in place of the weights (refused)."""
     data = sb3_data_with_payload(marker)
     return {
         "data": rewrite_zip(tiny["good"], folder / "data.zip", {"data": data}),
@@ -172,7 +172,9 @@ def test_a_payload_in_a_model_file_runs_nothing(tiny, tmp_path: Path, entry: str
         "export": lambda p: export_module.export(p, tmp_path / "bot.npz", 2),
     }[entry]
     assert load(files["data"]) is not None  # data is never read: the model plays
-    for which in ("plain", "weights", "torch_weights"):
+    if entry != "export":  # a plain SB3 model plays; its pickles are never decoded (export needs num_players)
+        assert load(files["plain"]) is not None
+    for which in ("weights", "torch_weights"):
         with pytest.raises(ValueError, match=re.escape(str(files[which]))):
             load(files[which])
     assert not marker.exists()
@@ -184,7 +186,7 @@ def test_export_command_reads_the_model_without_unpickling(tiny, tmp_path: Path,
     assert export_module.main([str(files["data"]), str(tmp_path / "bot.npz")]) == 0
     bot = make_agent(str(tmp_path / "bot.npz"))
     assert bot.nets[2].meta["num_players"] == 2  # --players defaults to the model file's
-    for which in ("plain", "weights"):
+    for which in ("weights",):
         with pytest.raises(SystemExit) as e:
             export_module.main([str(files[which]), str(tmp_path / f"{which}.npz")])
         err = capsys.readouterr().err
@@ -209,7 +211,7 @@ def test_train_opponents_read_models_without_unpickling(tiny, tmp_path: Path, ca
 
     pool = train.check_args(parser, parser.parse_args(argv(files["data"]))).pool
     assert option == "--eval-baselines" or str(files["data"]) in pool
-    for which in ("plain", "weights", "torch_weights"):
+    for which in ("weights", "torch_weights"):
         with pytest.raises(SystemExit) as e:
             train.check_args(parser, parser.parse_args(argv(files[which])))
         err = capsys.readouterr().err
@@ -257,9 +259,48 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
 
     big = 2**40
     cases = {
-        "text": (d / "text.zip", "is not a model saved by train.py (it is not a zip file)"),
+        "text": (d / "text.zip", "is not a model saved by train.py or SB3's model.save (it is not a zip file)"),
         "truncated": (d / "truncated.zip", "zip"),
-        "no member (plain SB3)": (tiny["plain"], "has no aos_env_model.json inside"),
+        "plain SB3, CNN kwargs": (
+            rewrite_zip(
+                tiny["plain"],
+                d / "cnn.zip",
+                {
+                    "data": json.dumps(
+                        {
+                            "policy_kwargs": {
+                                ":type:": "<class 'dict'>",
+                                ":serialized:": "eA==",
+                                "features_extractor_class": "<class 'X'>",
+                            }
+                        }
+                    ).encode()
+                },
+            ),
+            "features_extractor_class, which cannot be rebuilt without unpickling",
+        ),
+        "plain SB3, gelu": (
+            rewrite_zip(
+                tiny["plain"],
+                d / "gelu_sb3.zip",
+                {
+                    "data": json.dumps(
+                        {
+                            "policy_kwargs": {
+                                ":type:": "<class 'dict'>",
+                                ":serialized:": "eA==",
+                                "activation_fn": "<class 'torch.nn.GELU'>",
+                            }
+                        }
+                    ).encode()
+                },
+            ),
+            "only Tanh or ReLU are read",
+        ),
+        "plain SB3, data not JSON": (
+            rewrite_zip(tiny["plain"], d / "dnj.zip", {"data": b"{x"}),
+            "data member is not readable JSON",
+        ),
         "no member, no data": (
             rewrite_zip(good, d / "other.zip", drop=(MEMBER, "data")),
             "is a zip file but not a model saved by train.py",
@@ -307,16 +348,39 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
         ),
         "no weights": (rewrite_zip(good, d / "now.zip", drop=("policy.pth",)), "has no policy.pth"),
         "weights not torch": (
-            rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk"}),
+            rewrite_zip(good, d / "junk.zip", {"policy.pth": b"junk" * 20_000}),
             "its policy.pth is not a file of tensors",
         ),
-        "weights a list": (rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([1, 2])}), "is not a state dict"),
+        "weights a list": (
+            rewrite_zip(good, d / "wl.zip", {"policy.pth": torch_save([torch.zeros(20_000)])}),
+            "is not a state dict",
+        ),
         "missing weight": (weights_zip("mw.zip", **{"value_net.bias": None}), "missing: value_net.bias"),
         "extra weight": (weights_zip("ew.zip", extra=torch.zeros(1)), "unexpected: extra"),
         "wrong shape": (weights_zip("ws.zip", **{"action_net.bias": torch.zeros(7)}), "action_net.bias has shape (7,)"),
         "int weights": (
             weights_zip("iw.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.int64)}),
-            "not floating point",
+            "holds torch.int64 numbers; weights are real floats",
+        ),
+        "float8 weights": (
+            weights_zip("f8.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.float8_e4m3fn)}),
+            "holds torch.float8_e4m3fn numbers",
+        ),
+        "complex weights": (
+            weights_zip("cx.zip", **{"value_net.bias": torch.zeros(1, dtype=torch.complex64)}),
+            "holds torch.complex64 numbers",
+        ),
+        "sparse weights": (
+            weights_zip("sp.zip", **{"action_net.weight": torch.zeros(44, 16).to_sparse()}),
+            "is a torch.sparse_coo Tensor, not a dense tensor",
+        ),
+        "meta weights": (
+            weights_zip("me.zip", **{"value_net.bias": torch.zeros(1, device="meta")}),
+            "is on device 'meta'",
+        ),
+        "huge weights": (
+            weights_zip("hw.zip", **{"action_net.bias": torch.full((44,), 3e38)}),
+            "more than 10000 (MAX_ABS_WEIGHT)",
         ),
         "nan weights": (weights_zip("nan.zip", **{"value_net.bias": torch.tensor([float("nan")])}), "NaN or infinite"),
     }
@@ -327,19 +391,122 @@ def bad_files(tiny, d: Path) -> dict[str, tuple[Path, str]]:
 def test_a_model_file_that_does_not_fit_is_refused_by_name(tiny, tmp_path: Path) -> None:
     for what, (path, fragment) in bad_files(tiny, tmp_path).items():
         for load in (load_policy, lambda p: make_agent(str(p)), model_file.read_meta):
-            if load is model_file.read_meta and what.startswith(
-                ("arch", "no weights", "weights", "missing", "extra", "wrong", "int", "nan")
-            ):
-                continue  # read_meta reads only the JSON member
             with pytest.raises(ValueError) as e:
                 load(path)
             assert str(path) in str(e.value) and fragment in str(e.value), (what, str(e.value))
 
 
-def test_an_old_model_says_what_to_do(tiny) -> None:
-    with pytest.raises(ValueError, match="continue its run once with train.py --resume") as e:
-        load_policy(tiny["plain"])
-    assert "can run code" in str(e.value)
+def test_a_model_saved_by_sb3s_own_save_plays_and_exports(tiny, tmp_path: Path) -> None:
+    """SB3's ``model.save("x.zip")`` (no JSON member): the architecture from the weights' shapes,
+    the activation from SB3's plain-text description, nothing unpickled; it plays as the live
+    model, and exports to a bot file once given the table size."""
+    import torch
+
+    policy = load_policy(tiny["plain"])
+    assert policy.aos_meta["num_players"] is None and policy.aos_meta["net_arch"] == {"pi": [16], "vf": [16]}
+    obs = torch.rand(5, core.OBS_DIM)
+    live = tiny["model"].policy
+    with torch.no_grad():
+        assert torch.allclose(
+            policy.get_distribution(obs).distribution.logits, live.get_distribution(obs).distribution.logits
+        )
+    assert make_agent(str(tiny["plain"])).num_players is None
+    with pytest.raises(SystemExit):
+        export_module.main([str(tiny["plain"]), str(tmp_path / "bot.npz")])  # the table size is not in the file
+    assert export_module.main([str(tiny["plain"]), str(tmp_path / "bot.npz"), "--players", "3"]) == 0
+    assert make_agent(str(tmp_path / "bot.npz")).nets[3].meta["num_players"] == 3
+
+
+def test_a_model_sb3_cannot_describe_says_what_to_do(tiny, tmp_path: Path) -> None:
+    data = json.dumps(
+        {
+            "policy_kwargs": {
+                ":type:": "<class 'dict'>",
+                ":serialized:": "eA==",
+                "net_arch": [16],
+                "features_extractor_class": "<class 'NatureCNN'>",
+            }
+        }
+    ).encode()
+    bad = rewrite_zip(tiny["plain"], tmp_path / "cnn.zip", {"data": data})
+    with pytest.raises(ValueError, match="agents.files.model_file.save_model") as e:
+        load_policy(bad)
+    assert "trusts the file" in str(e.value)
+
+
+def zeros_member_zip(src: Path, dst: Path, name: str, size: int, replace: dict[str, bytes] | None = None) -> Path:
+    """A copy of ``src`` whose member ``name`` is ``size`` zero bytes, deflated (a file of a few
+    hundred kB), written in chunks so that making it costs no memory."""
+    replace = replace or {}
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            if info.filename != name:
+                zout.writestr(info.filename, replace.get(info.filename, zin.read(info.filename)))
+        with zout.open(name, "w", force_zip64=True) as f:
+            chunk = bytes(1 << 20)
+            for _ in range(size >> 20):
+                f.write(chunk)
+    return dst
+
+
+def refusal_cost(load, path: Path) -> tuple[str, int]:
+    """(the message, the peak bytes Python allocated) of refusing ``path`` with ``load``."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError) as e:
+            load(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return str(e.value), peak
+
+
+def test_a_small_file_is_refused_before_anything_large_is_read_or_built(tiny, tmp_path: Path) -> None:
+    """A 2 kB model claiming a 6500x6500 network with an empty policy.pth, and a model whose
+    policy.pth is 300 MB of zeros in 300 kB: both refused from what the zip and the JSON say,
+    without building the network or decompressing the zeros (measured by allocation, not time)."""
+    big = {"pi": [6500, 6500], "vf": [6500, 6500]}
+    empty = rewrite_zip(
+        tiny["good"], tmp_path / "empty.zip", {MEMBER: meta_bytes(net_arch=big), "policy.pth": torch_save({})}
+    )
+    zeros = zeros_member_zip(
+        tiny["good"], tmp_path / "zeros.zip", "policy.pth", 300 << 20, {MEMBER: meta_bytes(net_arch=big)}
+    )
+    for path, fragment in ((empty, "too few for the"), (zeros, "more than 20 times (MAX_EXPANSION)")):
+        assert path.stat().st_size < 1 << 20
+        for load in (load_policy, lambda p: make_agent(str(p))):
+            message, peak = refusal_cost(load, path)
+            assert fragment in message and str(path) in message, message
+            assert peak < 200 << 20, (path.name, peak)
+
+
+def test_huge_weights_are_refused_before_they_overflow(tiny, tmp_path: Path) -> None:
+    import torch
+
+    path = rewrite_zip(
+        tiny["good"],
+        tmp_path / "huge.zip",
+        {"policy.pth": weights_bytes(tiny, **{"action_net.weight": torch.full((44, 16), 3e38)})},
+    )
+    for load in (
+        load_policy,
+        lambda p: make_agent(f"{p}:deterministic=false"),
+        lambda p: export_module.export(p, tmp_path / "b.npz", 2),
+    ):
+        with pytest.raises(ValueError, match="MAX_ABS_WEIGHT"):
+            load(path)
+    assert not (tmp_path / "b.npz").exists()
+
+
+def test_bfloat16_and_float64_weights_play(tiny, tmp_path: Path) -> None:
+    import torch
+
+    for dtype in (torch.bfloat16, torch.float64, torch.float16):
+        state = {k: v.to(dtype) for k, v in tiny["model"].policy.state_dict().items()}
+        path = rewrite_zip(tiny["good"], tmp_path / f"{dtype}.zip", {"policy.pth": torch_save(state)})
+        assert load_policy(path).aos_meta["num_players"] == 2
 
 
 def test_a_loaded_policy_plays_as_the_live_one(tiny) -> None:
@@ -821,7 +988,7 @@ def test_a_broken_opponent_file_is_a_usage_error(capsys, tmp_path: Path, tiny) -
     ):
         usage_error(
             capsys,
-            lambda: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
+            lambda path=path: train.check_args(parser, parser.parse_args(out + ["--opponents", f"{path}@1"])),
             "--opponents",
             str(path),
         )
@@ -839,7 +1006,9 @@ def test_device_must_exist(capsys, tmp_path: Path) -> None:
     for device in ("cuda", "cuda:0"):
         usage_error(
             capsys,
-            lambda: train.check_args(parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--device", device])),
+            lambda device=device: train.check_args(
+                parser, parser.parse_args(["--out", str(tmp_path / "runs"), "--device", device])
+            ),
             "--device",
             "torch.cuda.is_available()",
         )
@@ -889,3 +1058,33 @@ def test_train_py_bad_flags_exit_2_without_a_traceback(tmp_path: Path, argv, opt
     assert res.returncode == 2 and "usage:" in res.stderr and option in res.stderr, res.stderr
     assert "Traceback" not in res.stderr, res.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["truncated.npz"]
+
+
+def test_the_meta_device_is_refused() -> None:
+    for device in ("meta", "meta:0"):
+        with pytest.raises(ValueError, match="holds shapes only"):
+            model_file.check_device("--device", device)
+
+
+def test_the_docs_say_how_to_play_your_own_sb3_model() -> None:
+    text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    section = text.split("\n## stable-baselines3 and MaskablePPO\n", 1)[1].split("\n## ", 1)[0]
+    for fragment in (
+        'model.save("mymodel.zip")',
+        "agents.files.model_file.save_model",
+        "weights_only=True",
+        "--players",
+    ):
+        assert fragment in section, fragment
+
+
+def test_torchs_older_raw_pickle_format_is_not_read(tiny, tmp_path: Path) -> None:
+    """Its storages' sizes are declared inside the pickle (torch would allocate them before reading):
+    only torch's zip archive, whose records' sizes are checked first, is read."""
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(tiny["model"].policy.state_dict(), buf, _use_new_zipfile_serialization=False)
+    path = rewrite_zip(tiny["good"], tmp_path / "legacy.zip", {"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match="not torch's zip format"):
+        load_policy(path)
