@@ -3,6 +3,8 @@ invariants it must keep."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from aos_env import core
@@ -107,3 +109,14 @@ def check_invariants(state: core.State) -> None:
     assert not (state.terminated & state.truncated).any()
     stats = state.spirits.astype(np.int64) @ cards.stat_table
     assert np.array_equal(state.stats, stats), "per-player spirit totals match the spirits in play"
+
+
+#: The repository's root (tests/ is one folder below it).
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def doc_code(section: str) -> list[str]:
+    """The python code blocks of a ``## section`` of docs/ecosystem.md (the tests that run the docs' examples)."""
+    text = (ROOT / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
+    return [block.split("```", 1)[0] for block in body.split("```python\n")[1:]]

@@ -155,7 +155,7 @@ def test_sb3_adapter_copies_keep_the_games() -> None:
 def test_the_sb3_example_in_the_docs_runs(capsys) -> None:
     import numba
     import torch
-    from test_gym_env import doc_code
+    from helpers import doc_code
 
     (code,) = doc_code("stable-baselines3 and MaskablePPO")
     threads = torch.get_num_threads(), numba.get_num_threads()

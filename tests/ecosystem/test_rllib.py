@@ -361,7 +361,7 @@ def test_train_rllib_bad_address_is_a_usage_error(tmp_path: Path) -> None:
 @pytest.mark.one_backend
 def test_the_rllib_example_in_the_docs_runs(tmp_path: Path, monkeypatch, capsys) -> None:
     import ray
-    from test_gym_env import doc_code
+    from helpers import doc_code
 
     code = [c for c in doc_code("Ray RLlib") if "RLlibTrainer" in c]
     assert len(code) == 1

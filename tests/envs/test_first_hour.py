@@ -17,7 +17,7 @@ from pathlib import Path
 import gymnasium
 import numpy as np
 import pytest
-from test_gym_env import doc_code
+from helpers import doc_code
 
 import aos_env
 from agents import GreedyAgent, act_on_state, make_agent

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.error import ResetNeeded
 from gymnasium.vector import AutoresetMode
+from helpers import doc_code
 
 import aos_env
 from aos_env import core
@@ -358,15 +359,6 @@ def test_render_ansi() -> None:
 
 
 # ---- the documented examples run ------------------------------------------------------------------------
-
-
-def doc_code(section: str) -> list[str]:
-    """The python code blocks of a ``## section`` of docs/ecosystem.md."""
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[2] / "docs" / "ecosystem.md").read_text(encoding="utf-8")
-    body = text.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return [block.split("```", 1)[0] for block in body.split("```python\n")[1:]]
 
 
 @pytest.mark.one_backend
