@@ -45,6 +45,8 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
     from . import rllib_ppo
 
     c = config
+    # a checked config (prepare) has the runners' sizes filled in
+    assert c.num_env_runners is not None and c.envs_per_runner is not None and c.batch_size is not None
     stop = stop or StopSignal()
     for name in ("ray", "ray.rllib"):  # RLlib's notes on its API stack and deprecations, not the run's
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -54,10 +56,12 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
         _check_reachable(c.address)
     try:
         if c.address is not None:
-            ray.init(address=c.address, logging_level="ERROR")
+            ray.init(address=c.address, logging_level=logging.ERROR)
         elif started_ray:  # a local Ray for this run: one CPU per env runner (it may share the cores)
             ray.init(
-                num_cpus=max(os.cpu_count() or 1, c.num_env_runners), include_dashboard=False, logging_level="ERROR"
+                num_cpus=max(os.cpu_count() or 1, c.num_env_runners),
+                include_dashboard=False,
+                logging_level=logging.ERROR,
             )
     except Exception as e:  # ray raises ConnectionError, RuntimeError or ValueError for a bad address
         raise OptionError("--address", f"cannot join a Ray cluster at {c.address!r}: {type(e).__name__}: {e}") from None

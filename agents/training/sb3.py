@@ -168,7 +168,8 @@ class _Callback(BaseCallback):
         # seconds per iteration: collecting a rollout (without snapshots and evaluations) and the update after it
         self.sample_seconds: list[float] = []
         self.learn_seconds: list[float] = []
-        self.rollout_started = self.rollout_ended = None
+        self.rollout_started = 0.0
+        self.rollout_ended: float | None = None  # None until the first rollout ends
         self.eval_seconds = 0.0  # snapshots, evaluations and checkpoints during the current rollout
         if self.selfplay.active and config.resume:
             self._snapshot()

@@ -16,6 +16,7 @@ from aos_env.base.checks import (
     format_bytes,
     total_memory,
 )
+from aos_env.base.threads import set_threads
 from aos_env.envs.opponents import OpponentPool
 
 from .config import SELF, OptionError, TrainConfig, check_config, games_option
@@ -46,6 +47,7 @@ def prepare(config: TrainConfig) -> Prepared:
     """Check everything before anything is written: :func:`~agents.training.config.check_config`,
     then the machine and the files. Raises :class:`~agents.training.config.OptionError`."""
     c = check_config(config)
+    assert c.num_envs is not None and c.batch_size is not None  # check_config filled them in
     if c.backend == "rllib":
         try:
             import ray  # noqa: F401
@@ -103,6 +105,7 @@ def _check_train_memory(c: TrainConfig) -> None:
     copies and the activations."""
     from agents.files.model_file import parameter_count
 
+    assert c.num_envs is not None and c.batch_size is not None  # a checked config has them
     params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
     copies = c.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
     rows = c.num_envs + c.batch_size  # a rollout step's forward pass, a minibatch's forward and backward
@@ -133,6 +136,7 @@ def _check_init(c: TrainConfig) -> None:
     """--init: a bot file outside the run's folder, whose hidden layers are --net-arch."""
     from agents.players.bot import BotNet
 
+    assert c.init is not None  # called for --init only
     check_not_in_run("--init", c.init, c.run_dir)
     try:
         hidden = [w.shape[1] for w in BotNet(c.init).policy.weights[:-1]]
@@ -156,20 +160,6 @@ def _check_baselines(c: TrainConfig) -> None:
             make_agent(spec, seed=i)
         except Exception as e:
             raise OptionError("--eval-baselines", _load_error(e, spec)) from None
-
-
-def set_threads(threads: int) -> None:
-    """Threads for torch and for the numba engine's parallel kernels. Between two engine calls the env
-    runs Python (the opponents, the bookkeeping) and the network trains; numba's OpenMP workers spin
-    meanwhile, and on 2 cores that made the training env about three times slower."""
-    import torch
-
-    torch.set_num_threads(threads)
-    try:
-        import numba
-    except ImportError:  # the numpy engine needs no threads of its own
-        return
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
 def train(config: TrainConfig, stop: StopSignal | None = None) -> dict:

@@ -14,6 +14,7 @@ also be scripted. ``--web`` serves the same game as a page on localhost
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -25,7 +26,6 @@ from ..base import registry
 from ..base.checks import MAX_SEED, ArgumentError, float_arg, int_arg, seed_arg
 from ..envs.aec import raw_env
 from ..view.render import (
-    SafeTerminal,
     agent_name,
     consequences,
     describe_action,
@@ -33,6 +33,7 @@ from ..view.render import (
     legal_actions_text,
     neighbours,
     render_text,
+    safe_terminal,
 )
 from ..view.replay import check_replay_folder, new_replay_path
 from ..view.table import END_RULE, action_notes
@@ -185,7 +186,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    inp, out = inp or sys.stdin, SafeTerminal(out or sys.stdout)  # no escape sequences from card or bot names
+    inp, out = inp or sys.stdin, safe_terminal(out or sys.stdout)  # no escape sequences from card or bot names
     specs = check_args(parser, args)
     P = args.players
     replays = None if args.no_replays else args.replays
@@ -213,7 +214,7 @@ def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO |
                 "choose another port, or 0 for any free one"
             )
         return serve(session, open_browser=args.open, out=out, server=server)
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     bots = bots_for(specs, P, args.seat)(seed)
     env = raw_env(num_players=P, max_turns=args.max_turns, record_replay=replays is not None)
     env.reset(seed=seed)

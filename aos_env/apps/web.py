@@ -58,7 +58,7 @@ from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import numpy as np
 
@@ -158,7 +158,7 @@ class Session:
         self.game_id = ""
         self.lock = threading.Lock()
         self.game_no = 0
-        self.env: raw_env | None = None
+        self.env: raw_env  # the game being played: new_game below makes it
         self.saved: Path | None = None
         self.moves: list[dict] = []
         self.weighings: list[dict | None] = []  # per move: what its bot weighed (None: the human's)
@@ -194,9 +194,10 @@ class Session:
         seed = self.check_seed(seed)
         P, specs = self.check_settings(players, opponents)
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy % RANDOM_SEED_BOUND)
+            seed = secrets.randbelow(RANDOM_SEED_BOUND)
         bots_for, seat = self.bots_for, self.seat
-        if (P, specs) != (self.num_players, self.opponents):
+        if (P, specs) != (self.num_players, self.opponents) and self.configure is not None:
+            # (check_settings lets only a configurable server change the settings)
             seat = self.home_seat if self.home_seat < P else 0
             bots_for = self.configure(P, seat, specs)
         try:
@@ -477,7 +478,8 @@ def make_handler(session: Session) -> type[BaseHTTPRequestHandler]:
         def _answer(self, method: str) -> None:
             length = (self.headers.get("Content-Length") or "").strip()
             self._unread = length not in ("", "0") or bool(self.headers.get("Transfer-Encoding"))
-            port = self.server.server_address[1]
+            # a TCP server's address: (host, port) for IPv4, (host, port, flow, scope) for IPv6
+            port = int(cast("tuple[str, int]", self.server.server_address)[1])
             self._check_host(port)
             self._check_origin(port)
             path = self.path.split("?", 1)[0]
@@ -664,8 +666,8 @@ def serve(
     """Serve ``session`` on http://host:port/ (or on ``server``, from make_server) until interrupted."""
     out = out or sys.stdout
     server = server or make_server(session, port, host)
-    host, port = server.server_address[:2]
-    url = f"http://{host}:{port}/"
+    address = server.server_address  # (host, port) for IPv4, (host, port, flow, scope) for IPv6
+    url = f"http://{address[0]!s}:{int(address[1])}/"
     print(f"Age of Summoners: open {url} in your browser (Ctrl-C stops the server).", file=out, flush=True)
     if session.replays is not None:
         print(f"Replays are saved in {session.replays}/", file=out, flush=True)

@@ -14,6 +14,8 @@ Action ids (docs/api.md "Actions"):
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 
 from .cards import COLOURS, ICONS, NUM_KINDS
@@ -65,8 +67,14 @@ GAME_ACTION_OF_NUMBER.setflags(write=False)
 LAST_NUMBER_ROW = GAME_ACTION_OF_NUMBER.size - 1
 
 
-def game_action_of_number(number: np.ndarray) -> np.ndarray:
-    """Command number -> game action, from the R6 table ``GAME_ACTION_OF_NUMBER``."""
+@overload
+def game_action_of_number(number: int) -> int: ...
+@overload
+def game_action_of_number(number: np.ndarray) -> np.ndarray: ...
+def game_action_of_number(number: int | np.ndarray) -> int | np.ndarray:
+    """Command number(s) -> game action(s), from the R6 table ``GAME_ACTION_OF_NUMBER``."""
+    if isinstance(number, (int, np.integer)):
+        return int(GAME_ACTION_OF_NUMBER[min(int(number), LAST_NUMBER_ROW)])
     result: np.ndarray = GAME_ACTION_OF_NUMBER[np.minimum(number, LAST_NUMBER_ROW)]
     return result
 

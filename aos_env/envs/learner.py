@@ -128,7 +128,7 @@ class Ended:
         if len(parts) == 1:
             return parts[0]
         order = np.argsort(np.concatenate([p.games for p in parts]), kind="stable")
-        out = {}
+        out: dict[str, Any] = {}
         for name in cls.__dataclass_fields__:
             if name == "opponents":
                 every = [o for p in parts for o in p.opponents]
@@ -257,12 +257,12 @@ class LearnerEnv:
                     seed=self._reserve_seeds,
                     max_turns=self.max_turns,
                     cards=self.cards,
-                    backend=self.state.backend,
+                    backend=self._state.backend,
                 )
                 self._reserve_used = 0
             n = min(games.size - done, self._reserve.batch_size - self._reserve_used)
             taken = np.arange(self._reserve_used, self._reserve_used + n)
-            self.state.put(games[done : done + n], self._reserve.take(taken))
+            self._state.put(games[done : done + n], self._reserve.take(taken))
             self.game_seed[games[done : done + n]] = self._reserve_seeds[taken]
             self._reserve_used += n
             done += n
@@ -284,6 +284,13 @@ class LearnerEnv:
     # -- rollback -------------------------------------------------------------------------------------
 
     _BOOKKEEPING = ("seat", "lineup", "lengths", "margin", "reported", "illegal", "game_seed")
+
+    @property
+    def _state(self) -> core.State:
+        """The games' state, for the methods that run after the first reset (which makes it)."""
+        if self.state is None:
+            raise RuntimeError("the env has no games yet: call reset() first")
+        return self.state
 
     def _save(self) -> tuple:
         arrays = {k: getattr(self, k).copy() for k in self._BOOKKEEPING}
@@ -319,7 +326,7 @@ class LearnerEnv:
             state.records.view(np.uint8)[...] = records
         for k, v in arrays.items():
             getattr(self, k)[...] = v
-        if rng is not None:
+        if rng is not None and self.rng is not None:
             self.rng.bit_generator.state = rng
         self.opponents.set_rng_states(agent_rngs)
 
@@ -365,14 +372,14 @@ class LearnerEnv:
                 self._new_lineups(games)
             elif seed is not None:
                 self.game_seed[games] = check_seeds("seed", seed, games.size)
-                core.reset(self.state, games, self.game_seed[games])
+                core.reset(self._state, games, self.game_seed[games])
                 self._new_lineups(games)
             else:
                 self._deal(games)
             rewards = np.zeros(self.num_envs, dtype=np.float32)
             self._play_opponents(games, rewards, [])
             if self.shaping:
-                self.margin[games] = _score_and_lead(core.final_scores(self.state, games), self.seat[games])[1]
+                self.margin[games] = _score_and_lead(core.final_scores(self._state, games), self.seat[games])[1]
         except BaseException:
             self._restore(saved)
             raise
@@ -443,7 +450,7 @@ class LearnerEnv:
             raise
 
     def _step(self, a: np.ndarray):
-        state, N = self.state, self.num_envs
+        state, N = self._state, self.num_envs
         rewards = np.zeros(N, dtype=np.float32)
         ended: list[Ended] = []
         pending = np.flatnonzero(self.reported)  # NEXT_STEP: finished games whose action is ignored
@@ -501,7 +508,7 @@ class LearnerEnv:
 
     def _end(self, games: np.ndarray, rewards: np.ndarray) -> Ended:
         """Rewards and the record of the games ``games`` that just ended (before they are dealt again)."""
-        state, seat = self.state, self.seat[games]
+        state, seat = self._state, self.seat[games]
         illegal = self.illegal[games]
         outcome = np.where(illegal, np.float32(self.illegal_reward), state.rewards[games, seat]).astype(np.float32)
         if self.truncation_reward is not None:
@@ -540,7 +547,7 @@ class LearnerEnv:
         learner's first decision (possible only with a very short turn limit) is not an episode:
         it is dealt again.
         """
-        state = self.state
+        state = self._state
         redeals = 0
         while True:
             over = state.terminated[games] | state.truncated[games]
@@ -580,7 +587,7 @@ class LearnerEnv:
         """The actions of the opponent in ``slot`` for ``games``, checked: OpponentError if not legal."""
         agent, name = self.opponents.slot_agent(slot), self.opponents.slot_name(slot)
         try:
-            out = act_on_state(agent, self.state, games)
+            out = act_on_state(agent, self._state, games)
         except Exception as e:
             raise OpponentError(
                 f"opponent {name!r} ({agent!r}) raised {type(e).__name__}: {e}; the env is as it was before the step"
@@ -594,10 +601,10 @@ class LearnerEnv:
             )
         a = a.astype(np.int64)
         ok = (a >= 0) & (a < core.NUM_ACTIONS)
-        ok[ok] = self.state.legal_action_mask[games[ok], a[ok]]
+        ok[ok] = self._state.legal_action_mask[games[ok], a[ok]]
         if not ok.all():
             bad = np.flatnonzero(~ok)
-            lines = [core.describe_illegal(self.state, int(games[i]), int(a[i])) for i in bad[:3]]
+            lines = [core.describe_illegal(self._state, int(games[i]), int(a[i])) for i in bad[:3]]
             raise OpponentError(
                 f"opponent {name!r} ({agent!r}) chose an illegal action: "
                 + "; ".join(lines)

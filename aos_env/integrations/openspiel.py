@@ -383,6 +383,13 @@ class AgeOfSummonersState(pyspiel.State):
         return None if self._engine is None else self._engine.state
 
     @property
+    def _dealt(self) -> _Engine:
+        """The engine, for the methods that only run after the deal (the chance node made it)."""
+        if self._engine is None:
+            raise RuntimeError("the game is not dealt yet (apply the chance outcome first)")
+        return self._engine
+
+    @property
     def seed(self) -> int | None:
         """The engine seed this game was dealt with (None before the deal)."""
         return self._seed
@@ -414,7 +421,7 @@ class AgeOfSummonersState(pyspiel.State):
         return int(player)
 
     def _over(self) -> bool:
-        s = self._engine.state
+        s = self._dealt.state
         return bool(s.terminated[0] or s.truncated[0])
 
     # -- OpenSpiel API -------------------------------------------------------------
@@ -436,7 +443,7 @@ class AgeOfSummonersState(pyspiel.State):
         return [(i, 1.0 / self._deals) for i in range(self._deals)]
 
     def _legal_actions(self, player: int) -> list[int]:
-        return np.flatnonzero(self._engine.state.legal_action_mask[0]).tolist()
+        return np.flatnonzero(self._dealt.state.legal_action_mask[0]).tolist()
 
     def apply_action(self, action: int) -> None:
         """pyspiel's ``apply_action``, the action checked first: an int, a numpy integer or a 0-d
@@ -545,7 +552,7 @@ class AgeOfSummonersState(pyspiel.State):
         """Redeal what ``player`` cannot see and draw a fresh stream, from ``words`` (in place); kept in
         ``_resamples`` so that ``serialize`` can say where and how."""
         rng = np.random.default_rng(list(words))
-        s = self._engine.state
+        s = self._dealt.state
         determinise(s, np.array([player]), rng)
         fresh_streams(s, rng)
         self._obs_cache.clear()  # the other players' views changed
@@ -822,7 +829,8 @@ def public_observation(state: AgeOfSummonersState) -> np.ndarray:
     player 0's hand and without the offer unless it is public (a Festival reveal)."""
     obs = state.observation(0).copy()
     obs[_HAND] = 0.0
-    if not state.engine_state.offer_public[0]:
+    engine_state = state.engine_state
+    if engine_state is None or not engine_state.offer_public[0]:
         obs[_OFFER] = 0.0
     return obs
 

@@ -48,6 +48,7 @@ except ImportError as e:  # the rllib extra is optional: say how to install it
 
 from .. import core
 from ..base import registry
+from ..base.threads import set_threads
 from ..envs.gym import MASK_KEY, OBS_KEY, AgeOfSummonersEnv, AgeOfSummonersVectorEnv
 
 #: The env's name in Ray's env registry (``config.environment(ENV_NAME, env_config=...)``).
@@ -60,16 +61,6 @@ _RUNNER_SEED_STEP = 1_000_003  # env runner i draws its opponents' seeds from se
 
 
 # ---- the env ------------------------------------------------------------------------------------
-
-
-def set_threads(threads: int) -> None:
-    """torch's and the numba engine's threads in this process (an env runner's or the driver's)."""
-    torch.set_num_threads(threads)
-    try:
-        import numba
-    except ImportError:
-        return
-    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
 
 
 def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSummonersEnv:
@@ -93,6 +84,7 @@ def env_creator(config: Mapping[str, Any]) -> AgeOfSummonersVectorEnv | AgeOfSum
     )
     kwargs = {k: v for k, v in dict(config).items() if k not in _RUNNER_KEYS}
     kwargs.update(opponents=opponents, mask_in_obs=True)
+    env: AgeOfSummonersVectorEnv | AgeOfSummonersEnv
     if "num_envs" in config:
         env = AgeOfSummonersVectorEnv(num_envs=int(config["num_envs"]), **kwargs)
     else:

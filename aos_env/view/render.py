@@ -8,6 +8,8 @@ current decision, e.g. "summon Sphinx (AS018)" or "keep Angel, assist Imp".
 
 from __future__ import annotations
 
+from typing import TextIO, cast
+
 import numpy as np
 
 from ..base.cli import printable
@@ -56,6 +58,12 @@ class SafeTerminal:
 
     def flush(self) -> None:
         self.out.flush()
+
+
+def safe_terminal(out: TextIO) -> TextIO:
+    """``out`` behind a :class:`SafeTerminal` (typed as the stream it stands in for: it has the
+    ``write`` and ``flush`` that print and the views use)."""
+    return cast(TextIO, SafeTerminal(out))
 
 
 #: One vocabulary for colours, everywhere: a cost symbol's colour word ("G" -> "green").

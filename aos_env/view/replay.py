@@ -70,7 +70,7 @@ from ..base.files import write_text
 from ..core.api import MAX_MAX_TURNS
 from ..core.cards import CardSet, load_cards
 from .explain import check_weighed
-from .render import SafeTerminal, agent_name, describe_move, render_text
+from .render import agent_name, describe_move, render_text, safe_terminal
 
 FORMAT = "aos-replay"
 VERSION = 2
@@ -629,7 +629,7 @@ def html_output_problem(out: Path, inputs: Sequence[Path], overwrite: bool) -> s
 def main(argv: list[str] | None = None, inp: TextIO | None = None, out: TextIO | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    inp, out = inp or sys.stdin, SafeTerminal(out or sys.stdout)  # names from the file are data, never escapes
+    inp, out = inp or sys.stdin, safe_terminal(out or sys.stdout)  # names from the file are data, never escapes
     if args.overwrite and args.html is None:
         parser.error("argument --overwrite: only goes with --html OUT")
     try:

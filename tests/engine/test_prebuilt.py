@@ -78,7 +78,7 @@ def test_cacheable_seeds_the_folder_it_makes(tmp_path, monkeypatch) -> None:
 def test_the_cli_refuses_an_existing_folder_and_an_unknown_module(tmp_path) -> None:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     for args, message in (
-        ([str(tmp_path)], "exists: pass --overwrite"),
+        ([str(tmp_path)], "pass --overwrite to replace it"),
         ([str(tmp_path / "new"), "--also", "no_such_module_xyz"], "no module named"),
     ):
         res = subprocess.run(

@@ -365,7 +365,7 @@ def test_cli_prints_no_escape_sequences(tmp_path: Path) -> None:
 def test_a_trained_model_explains_its_decisions() -> None:
     """A train.py model (a MaskablePPO policy) gives its probabilities and value like the numpy bot."""
     sb3 = pytest.importorskip("sb3_contrib")
-    from agents.policy import PolicyAgent
+    from agents.players.policy import PolicyAgent
     from aos_env.envs.gym import AgeOfSummonersEnv
     from aos_env.view.explain import can_weigh, weigh
 

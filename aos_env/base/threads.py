@@ -1,0 +1,22 @@
+"""Threads of torch and of the numba engine in one process (a trainer's, or an RLlib env runner's)."""
+
+from __future__ import annotations
+
+
+def set_threads(threads: int) -> None:
+    """Threads for torch and for the numba engine's parallel kernels. Between two engine calls the env
+    runs Python (the opponents, the bookkeeping) and the network trains; numba's OpenMP workers spin
+    meanwhile, and on 2 cores that made the training env about three times slower. Either library
+    may be missing (torch without the train extra, numba with the numpy engine)."""
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        torch.set_num_threads(threads)
+    try:
+        import numba
+    except ImportError:  # the numpy engine needs no threads of its own
+        return
+    # numba.config sets its attributes at import, from the environment: no stub knows them
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))  # type: ignore[attr-defined]
