@@ -36,6 +36,8 @@ from aos_env.base.files import write_bytes
 from aos_env.core.constants import MAX_PLAYERS, MIN_PLAYERS
 from aos_env.core.obs_layout import OLDER_VERSIONS, obs_dim_of_version
 
+from .checked_zip import MAX_ABS_WEIGHT, expansion_problem
+
 FORMAT = "aos-bot"
 FORMAT_VERSION = 1
 #: The activations a bot file may name, as numpy functions (applied between every two layers).
@@ -102,14 +104,6 @@ MAX_META_BYTES = 1 << 22
 MAX_LAYERS = 64
 #: Weight dtypes a bot file may use (``python -m agents.files.export --float16`` writes float16).
 WEIGHT_DTYPES = (np.dtype(np.float16), np.dtype(np.float32))
-#: The largest magnitude a weight may have (the shipped bots' are below 2): larger ones make the
-#: logits overflow to inf and NaN, and the bot would play an illegal action.
-MAX_ABS_WEIGHT = 1e4
-#: A member may expand at most this many times its compressed size (plus EXPANSION_SLACK bytes):
-#: trained weights hardly compress, so a member that expands more holds mostly zeros and is
-#: refused before it is decompressed.
-MAX_EXPANSION = 20
-EXPANSION_SLACK = 1 << 16
 _META = "meta"
 _MAX_MEMBERS = 1 + 2 * 2 * MAX_LAYERS  # the meta, a weight and a bias per layer of each network
 _LAYER_NAME = re.compile(r"(pi|vf)_([wb])(0|[1-9][0-9]{0,5})")
@@ -181,16 +175,10 @@ def _read_meta(array: np.ndarray, where: str) -> Any:
 
 
 def _check_expansion(info: zipfile.ZipInfo, file_size: int, where: str) -> None:
-    """A member's entry: compressed into no more than the file holds, expanding at most
-    ``MAX_EXPANSION`` times (checked before a byte of it is decompressed)."""
-    if info.compress_size > file_size:
-        raise ArgumentError(f"{where}: member {info.filename[:80]!r} claims more compressed bytes than the file holds")
-    if info.file_size > MAX_EXPANSION * info.compress_size + EXPANSION_SLACK:
-        raise ArgumentError(
-            f"{where}: member {info.filename[:80]!r} expands from {info.compress_size:,} to {info.file_size:,} "
-            f"bytes, more than {MAX_EXPANSION} times (MAX_EXPANSION): trained weights do not compress so, "
-            "it is not read"
-        )
+    """A member's entry, checked before a byte of it is decompressed (the limits model zips have too)."""
+    problem = expansion_problem(info, file_size)
+    if problem is not None:
+        raise ArgumentError(f"{where}: {problem.removeprefix('its ')}")
 
 
 def _members(zf: zipfile.ZipFile, where: str) -> dict[str, zipfile.ZipInfo]:

@@ -34,10 +34,7 @@ needs the optimizer state and the training counters that only ``data`` holds): `
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import warnings
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -46,53 +43,30 @@ from aos_env import core
 from aos_env.base.checks import ArgumentError, check_file, check_string, fail, is_int
 from aos_env.base.files import atomic_path
 
+# the checked reading of the zip's members and tensors (its limits, MAX_EXPANSION, MAX_ABS_WEIGHT, ..., are named there)
+from .checked_zip import (
+    MAX_BYTES_PER_PARAMETER,
+    WEIGHTS_MEMBER,
+    WEIGHTS_OVERHEAD_BYTES,
+    check_member_size,
+    check_tensors,
+    check_torch_archive,
+    load_tensors,
+    read_member,
+    refuse_model,
+)
+from .sb3_plain import MAX_LAYERS, MAX_PARAMETERS, expected_shapes, parameter_count, sb3_activation, sb3_meta
+
 #: The JSON member that save_model adds to SB3's zip.
 MEMBER = "aos_env_model.json"
 FORMAT = "aos-model"
 FORMAT_VERSION = 1
-#: The policy's weights in SB3's zip (a torch state dict).
-WEIGHTS_MEMBER = "policy.pth"
 #: Activation names of the JSON member (the bot format's too).
 ACTIVATIONS = ("tanh", "relu")
 #: Player counts a model can be trained for.
 PLAYER_COUNTS = (2, 3, 4)
-#: The largest network a model file may describe (weights and biases of both networks): about
-#: 400 MB of float32, far above any network train.py trains (256,256 has 0.5 million).
-MAX_PARAMETERS = 100_000_000
-#: Hidden layers per network at most (a file describing more is not one train.py wrote).
-MAX_LAYERS = 64
 #: The JSON member is a few hundred bytes; a larger one is refused unread.
 MAX_JSON_BYTES = 64 * 1024
-#: policy.pth may hold at most this many bytes per parameter (float64 weights) plus this overhead
-#: (torch's archive records), so a forged size never makes the reader allocate more.
-MAX_BYTES_PER_PARAMETER = 8
-WEIGHTS_OVERHEAD_BYTES = 1 << 20
-#: The largest magnitude a weight may have: trained networks stay far below it (the shipped bots'
-#: weights are below 2); a larger one makes the logits overflow to inf and NaN.
-MAX_ABS_WEIGHT = 1e4
-#: A member may expand at most this many times its compressed size (plus EXPANSION_SLACK bytes):
-#: trained weights hardly compress (SB3 stores them uncompressed), so a member that expands more
-#: holds mostly zeros and is refused before it is decompressed.
-MAX_EXPANSION = 20
-EXPANSION_SLACK = 1 << 16
-#: SB3's ``data`` member (JSON with pickles inside, which are never decoded) is read up to this size.
-MAX_DATA_BYTES = 16 << 20
-#: The dtypes a weight may have: real floating point numbers (no float8, complex or integers).
-REAL_FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
-#: What to do with a model that cannot be read safely.
-HOW_TO_FIX = (
-    "if it is a model you trained yourself, load it in the script that trained it (MaskablePPO.load or "
-    "PPO.load, which trusts the file: for your own files only) and save it with "
-    "agents.files.model_file.save_model(model, 'model.zip', num_players=2), or continue a train.py run "
-    "once with --resume; never load a stranger's file that way"
-)
-#: SB3's description of its default and of the supported activations (``str`` of the class).
-SB3_ACTIVATIONS = {
-    "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
-    "<class 'torch.nn.modules.activation.ReLU'>": "relu",
-}
-#: policy_kwargs that do not change the network a plain SB3 model plays with.
-SB3_HARMLESS_KWARGS = ("net_arch", "activation_fn", "ortho_init", "optimizer_class", "optimizer_kwargs")
 
 
 def check_spaces(observation_space, action_space, what: str) -> None:
@@ -108,22 +82,6 @@ def check_spaces(observation_space, action_space, what: str) -> None:
         )
     if not isinstance(action_space, spaces.Discrete) or int(action_space.n) != want_act:
         raise ArgumentError(f"{what} chooses among {action_space}, but this env has Discrete({want_act}) actions")
-
-
-def _refuse(path: Any, what: str, fix: bool = False) -> ArgumentError:
-    """The error for a model file that does not fit; ``fix``: add what to do about an old model."""
-    sep = " " if what.split(" ", 1)[0] in ("is", "has", "was") else ": "  # "model 'x' is ...", "model 'x': its ..."
-    return ArgumentError(f"model {str(path)!r}{sep}{what}" + (f" ({HOW_TO_FIX})" if fix else ""))
-
-
-def parameter_count(net_arch: dict[str, list[int]]) -> int:
-    """Weights and biases of the policy network (to ``core.NUM_ACTIONS`` logits) and of the value
-    network (to one value) for hidden sizes ``{"pi": [...], "vf": [...]}``."""
-    total = 0
-    for key, out in (("pi", core.NUM_ACTIONS), ("vf", 1)):
-        sizes = [core.OBS_DIM, *net_arch[key], out]
-        total += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
-    return total
 
 
 def _hidden_sizes(policy) -> dict[str, list[int]]:
@@ -198,7 +156,7 @@ def _int_in(meta: dict, key: str, allowed: tuple | range, path) -> int:
     value = meta.get(key)
     if not is_int(value) or value not in allowed:
         shown = f"{allowed[0]}..{allowed[-1]}" if isinstance(allowed, range) else " or ".join(map(str, allowed))
-        raise _refuse(path, f"{MEMBER} has {key} {value!r}, expected {shown}")
+        raise refuse_model(path, f"{MEMBER} has {key} {value!r}, expected {shown}")
     return int(value)  # type: ignore[arg-type]  # is_int said so
 
 
@@ -206,9 +164,9 @@ def check_meta(meta: Any, path) -> dict:
     """The JSON member's fields, checked: a dict of the form :func:`model_meta` writes, for this
     env's observations and actions. Raises ArgumentError naming ``path``."""
     if not isinstance(meta, dict):
-        raise _refuse(path, f"{MEMBER} is not a JSON object")
+        raise refuse_model(path, f"{MEMBER} is not a JSON object")
     if meta.get("format") != FORMAT:
-        raise _refuse(path, f"{MEMBER} has format {meta.get('format')!r}, expected {FORMAT!r}")
+        raise refuse_model(path, f"{MEMBER} has format {meta.get('format')!r}, expected {FORMAT!r}")
     _int_in(meta, "format_version", (FORMAT_VERSION,), path)
     for key, want, what in (
         ("obs_version", core.OBS_VERSION, "observation version"),
@@ -217,7 +175,7 @@ def check_meta(meta: Any, path) -> dict:
     ):
         value = meta.get(key)
         if not is_int(value) or value != want:
-            raise _refuse(
+            raise refuse_model(
                 path,
                 f"was trained for {what} {value!r}, this env has {want}: it is a model of "
                 "another env or another version of it (a bot file of an older observation version "
@@ -226,26 +184,26 @@ def check_meta(meta: Any, path) -> dict:
     num_players = _int_in(meta, "num_players", PLAYER_COUNTS, path)
     arch = meta.get("net_arch")
     if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
-        raise _refuse(path, f'{MEMBER} has net_arch {arch!r}, expected {{"pi": [sizes], "vf": [sizes]}}')
+        raise refuse_model(path, f'{MEMBER} has net_arch {arch!r}, expected {{"pi": [sizes], "vf": [sizes]}}')
     for key, sizes in arch.items():
         if (
             not isinstance(sizes, list)
             or len(sizes) > MAX_LAYERS
             or not all(is_int(s) and 1 <= s <= MAX_PARAMETERS for s in sizes)
         ):
-            raise _refuse(
+            raise refuse_model(
                 path,
                 f"{MEMBER} has net_arch[{key!r}] {sizes!r}, expected a list of at most {MAX_LAYERS} layer sizes >= 1",
             )
     if parameter_count(arch) > MAX_PARAMETERS:
-        raise _refuse(
+        raise refuse_model(
             path,
             f"its networks {arch} would have {parameter_count(arch):,} parameters, more than the "
             f"{MAX_PARAMETERS:,} a model file may have",
         )
     activation = meta.get("activation")
     if activation not in ACTIVATIONS:
-        raise _refuse(path, f"{MEMBER} has activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
+        raise refuse_model(path, f"{MEMBER} has activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
     return {**meta, "num_players": num_players, "net_arch": {k: [int(s) for s in v] for k, v in arch.items()}}
 
 
@@ -256,51 +214,14 @@ def model_path(path) -> Path:
     return check_file("model", path)
 
 
-def read_member(z: zipfile.ZipFile, name: str, limit: int, path) -> bytes:
-    """A member's bytes, refused unread if it says it is larger than ``limit`` or expands more
-    than ``MAX_EXPANSION`` times its compressed size (``check_member_size``)."""
-    info = z.getinfo(name)
-    check_member_size(z, info, limit, path)
-    with z.open(info) as f:
-        data = f.read(limit + 1)
-    if len(data) > limit:
-        raise _refuse(path, f"its member {name!r} holds more than the {limit:,} bytes it may")
-    return data
-
-
-def check_member_size(z: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int, path) -> None:
-    """What a member's entry says of its size, checked before a byte of it is decompressed: at most
-    ``limit`` bytes, compressed into no more than the file holds, expanding at most ``MAX_EXPANSION``
-    times (a member of mostly zeros would cost memory and time out of all proportion to the file)."""
-    name = info.filename
-    if info.file_size > limit:
-        raise _refuse(path, f"its member {name!r} holds {info.file_size:,} bytes, more than the {limit:,} it may")
-    file_size = _zip_file_size(z)
-    if file_size is not None and info.compress_size > file_size:
-        raise _refuse(path, f"its member {name!r} claims {info.compress_size:,} compressed bytes, more than the file")
-    if info.file_size > MAX_EXPANSION * info.compress_size + EXPANSION_SLACK:
-        raise _refuse(
-            path,
-            f"its member {name!r} expands from {info.compress_size:,} to {info.file_size:,} bytes, more than "
-            f"{MAX_EXPANSION} times (MAX_EXPANSION): trained weights do not compress so, it is not read",
-        )
-
-
-def _zip_file_size(z: zipfile.ZipFile) -> int | None:
-    try:
-        return os.fstat(z.fp.fileno()).st_size if z.fp is not None else None
-    except (OSError, AttributeError, ValueError, io.UnsupportedOperation):
-        return None
-
-
 def _open_zip(path) -> tuple[Path, zipfile.ZipFile]:
     file = model_path(path)
     if not zipfile.is_zipfile(file):
-        raise _refuse(path, "is not a model saved by train.py or SB3's model.save (it is not a zip file)")
+        raise refuse_model(path, "is not a model saved by train.py or SB3's model.save (it is not a zip file)")
     try:
         return file, zipfile.ZipFile(file)
     except (zipfile.BadZipFile, OSError, ValueError) as e:
-        raise _refuse(path, f"is not a readable zip file ({type(e).__name__}: {e})") from None
+        raise refuse_model(path, f"is not a readable zip file ({type(e).__name__}: {e})") from None
 
 
 def read_meta(path) -> dict:
@@ -315,7 +236,7 @@ def _read_meta(z: zipfile.ZipFile, path) -> dict | None:
     if MEMBER not in names:
         if {"data", WEIGHTS_MEMBER} <= names:
             return None
-        raise _refuse(
+        raise refuse_model(
             path,
             f"is a zip file but not a model saved by train.py or SB3: it has neither {MEMBER} nor "
             f"SB3's data and {WEIGHTS_MEMBER} inside",
@@ -325,90 +246,8 @@ def _read_meta(z: zipfile.ZipFile, path) -> dict | None:
     except ArgumentError:
         raise
     except (ValueError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile, OSError) as e:
-        raise _refuse(path, f"its {MEMBER} is not readable JSON ({type(e).__name__}: {e})") from None
+        raise refuse_model(path, f"its {MEMBER} is not readable JSON ({type(e).__name__}: {e})") from None
     return check_meta(meta, path)
-
-
-def _sb3_activation(z: zipfile.ZipFile, path) -> str:
-    """The activation of a model saved by SB3's own ``save``: from the plain-text fields SB3 writes
-    beside the pickled ``policy_kwargs`` in its ``data`` member (the pickle is never decoded)."""
-    try:
-        data = json.loads(read_member(z, "data", MAX_DATA_BYTES, path).decode("utf-8"))
-    except ArgumentError:
-        raise
-    except (ValueError, UnicodeDecodeError, RecursionError, zipfile.BadZipFile, OSError) as e:
-        raise _refuse(path, f"its SB3 data member is not readable JSON ({type(e).__name__})", fix=True) from None
-    kwargs = data.get("policy_kwargs", {}) if isinstance(data, dict) else None
-    if not isinstance(kwargs, dict):
-        raise _refuse(path, "its SB3 data member has no readable policy_kwargs", fix=True)
-    unknown = sorted(str(k)[:40] for k in set(kwargs) - {":type:", ":serialized:", *SB3_HARMLESS_KWARGS})
-    if unknown:
-        raise _refuse(
-            path,
-            f"was saved by SB3 with policy_kwargs {', '.join(unknown)}, which cannot be rebuilt without "
-            "unpickling; only MlpPolicy networks with net_arch and activation_fn (Tanh or ReLU) are read",
-            fix=True,
-        )
-    activation = kwargs.get("activation_fn")
-    if activation is None:
-        return "tanh"  # SB3's default for MlpPolicy
-    if activation not in SB3_ACTIVATIONS:
-        raise _refuse(path, f"uses the activation {str(activation)[:80]!r}; only Tanh or ReLU are read", fix=True)
-    return SB3_ACTIVATIONS[activation]
-
-
-def expected_shapes(net_arch: dict[str, list[int]]) -> dict[str, tuple[int, ...]]:
-    """The state dict's names and shapes of SB3's MlpPolicy with hidden sizes ``net_arch`` (without
-    building it): mlp_extractor.{policy,value}_net.{0,2,...}, action_net and value_net."""
-    shapes: dict[str, tuple[int, ...]] = {}
-    for key, body, head, out in (
-        ("pi", "policy_net", "action_net", core.NUM_ACTIONS),
-        ("vf", "value_net", "value_net", 1),
-    ):
-        width = core.OBS_DIM
-        for i, size in enumerate(net_arch[key]):
-            shapes[f"mlp_extractor.{body}.{2 * i}.weight"] = (size, width)
-            shapes[f"mlp_extractor.{body}.{2 * i}.bias"] = (size,)
-            width = size
-        shapes[f"{head}.weight"] = (out, width)
-        shapes[f"{head}.bias"] = (out,)
-    return shapes
-
-
-def _sb3_meta(state: dict, activation: str, path) -> dict:
-    """The meta of a model saved by SB3's own ``save``: its hidden sizes from its tensors' shapes."""
-    arch: dict[str, list[int]] = {}
-    for key, body in (("pi", "policy_net"), ("vf", "value_net")):
-        sizes: list[int] = []
-        i = 0
-        while f"mlp_extractor.{body}.{i}.weight" in state and len(sizes) <= MAX_LAYERS:
-            sizes.append(int(state[f"mlp_extractor.{body}.{i}.weight"].shape[0]))
-            i += 2  # an activation between every two Linear layers
-        arch[key] = sizes
-    first = state.get("mlp_extractor.policy_net.0.weight", state.get("action_net.weight"))
-    if first is not None and first.ndim == 2 and first.shape[1] != core.OBS_DIM:
-        raise _refuse(
-            path,
-            f"reads {first.shape[1]} numbers, this env's observations have {core.OBS_DIM} (observation "
-            f"version {core.OBS_VERSION}): it was trained on another env or another version of it",
-        )
-    if set(state) != set(expected_shapes(arch)) or parameter_count(arch) > MAX_PARAMETERS:
-        extra = sorted(set(state) - set(expected_shapes(arch)))
-        raise _refuse(
-            path,
-            "was saved by SB3 but its weights are not those of an MlpPolicy on this env's Box observation"
-            + (f" (unexpected: {', '.join(k[:60] for k in extra[:3])})" if extra else ""),
-            fix=True,
-        )
-    return {
-        "format": "sb3",
-        "obs_version": core.OBS_VERSION,
-        "obs_dim": core.OBS_DIM,
-        "num_actions": core.NUM_ACTIONS,
-        "num_players": None,  # SB3's file does not say
-        "net_arch": arch,
-        "activation": activation,
-    }
 
 
 def read_model(path) -> tuple[dict, dict]:
@@ -418,13 +257,13 @@ def read_model(path) -> tuple[dict, dict]:
     with z:
         meta = _read_meta(z, path)
         if meta is None:  # saved by SB3's own model.save
-            activation = _sb3_activation(z, path)
+            activation = sb3_activation(z, path)
             state = _read_weights(z, None, path)
-            _check_tensors(state, path)
-            meta = _sb3_meta(state, activation, path)
+            check_tensors(state, path)
+            meta = sb3_meta(state, activation, path)
         else:
             state = _read_weights(z, meta, path)
-            _check_tensors(state, path)
+            check_tensors(state, path)
     _check_shapes(state, expected_shapes(meta["net_arch"]), path)
     return meta, state
 
@@ -469,95 +308,34 @@ def build_policy(meta: dict):
 
 
 def _read_weights(z: zipfile.ZipFile, meta: dict | None, path) -> dict:
-    import torch
-
     if WEIGHTS_MEMBER not in z.namelist():
-        raise _refuse(path, f"has no {WEIGHTS_MEMBER} (the policy's weights) inside")
+        raise refuse_model(path, f"has no {WEIGHTS_MEMBER} (the policy's weights) inside")
     info = z.getinfo(WEIGHTS_MEMBER)
     params = parameter_count(meta["net_arch"]) if meta is not None else MAX_PARAMETERS
     check_member_size(z, info, params * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES, path)
     if meta is not None and info.file_size < 2 * params:  # float16, the smallest real float, has 2 bytes
-        raise _refuse(
+        raise refuse_model(
             path,
             f"its {WEIGHTS_MEMBER} holds {info.file_size:,} bytes, too few for the {params:,} parameters "
             f"of the networks its {MEMBER} describes",
         )
     data = read_member(z, WEIGHTS_MEMBER, info.file_size, path)
-    _check_torch_archive(data, params, path)
-    try:  # weights_only: tensors and plain containers, never an arbitrary object
-        with warnings.catch_warnings():  # torch warns of a raw pickle's protocol before it refuses the pickle
-            warnings.simplefilter("ignore", UserWarning)
-            state = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as e:  # an UnpicklingError for anything but tensors, RuntimeError for a broken archive
-        raise _refuse(
-            path,
-            f"its {WEIGHTS_MEMBER} is not a file of tensors ({type(e).__name__}: "
-            f"{str(e).splitlines()[0][:200] if str(e) else ''})",
-        ) from None
-    if not isinstance(state, dict) or not all(
-        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
-    ):
-        raise _refuse(path, f"its {WEIGHTS_MEMBER} is not a state dict (names to tensors)")
-    return state
-
-
-def _check_torch_archive(data: bytes, params: int, path) -> None:
-    """``policy.pth`` is torch's zip archive (what ``torch.save`` writes, and SB3 with it), whose
-    records (the tensors' bytes) together fit the parameters: checked from its directory before
-    torch reads it, so no declared size makes torch allocate more. Torch's older raw-pickle format
-    declares its storages' sizes inside the pickle and is not read."""
-    head = f"its {WEIGHTS_MEMBER} is not a file of tensors"
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            records = archive.infolist()
-    except (zipfile.BadZipFile, ValueError, OSError):
-        raise _refuse(path, f"{head} (not torch's zip format, which torch.save writes)") from None
-    total = sum(r.file_size for r in records)
-    limit = params * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES
-    if total > limit or any(r.file_size > MAX_EXPANSION * r.compress_size + EXPANSION_SLACK for r in records):
-        raise _refuse(path, f"{head} of the size its networks need ({total:,} bytes inside, at most {limit:,})")
-
-
-def _check_tensors(state: dict, path) -> None:
-    """Every tensor a plain dense tensor on the CPU of real floats, finite and at most
-    ``MAX_ABS_WEIGHT`` in magnitude, of at most 2 dimensions (checked in this order: a meta or
-    sparse tensor has no values to look at)."""
-    import torch
-
-    for key, t in state.items():
-        name = f"its weight {key[:80]}"
-        if type(t) not in (torch.Tensor, torch.nn.Parameter) or t.layout != torch.strided:
-            raise _refuse(path, f"{name} is a {t.layout} {type(t).__name__}, not a dense tensor")
-        if t.device.type != "cpu":
-            raise _refuse(path, f"{name} is on device {t.device.type!r}, it holds no numbers")
-        if str(t.dtype).removeprefix("torch.") not in REAL_FLOAT_DTYPES or t.is_quantized:
-            raise _refuse(
-                path, f"{name} holds {t.dtype} numbers; weights are real floats ({', '.join(REAL_FLOAT_DTYPES)})"
-            )
-        if t.ndim > 2:
-            raise _refuse(path, f"{name} has shape {tuple(t.shape)}; a layer's weights have 2 dimensions")
-        if t.numel() and not bool(torch.isfinite(t).all()):
-            raise _refuse(path, f"{name} holds NaN or infinite numbers")
-        if t.numel() and float(t.abs().max()) > MAX_ABS_WEIGHT:
-            raise _refuse(
-                path,
-                f"{name} holds {float(t.abs().max()):.3g}, more than {MAX_ABS_WEIGHT:g} (MAX_ABS_WEIGHT) in "
-                "magnitude: its logits would overflow; no trained network has such weights",
-            )
+    check_torch_archive(data, params, path)
+    return load_tensors(data, path)
 
 
 def _check_shapes(state: dict, want: dict[str, tuple[int, ...]], path) -> None:
     """Every tensor the architecture has, of its shape, and nothing else."""
     missing, extra = sorted(set(want) - set(state)), sorted(set(state) - set(want))
     if missing or extra:
-        raise _refuse(
+        raise refuse_model(
             path,
             f"its weights do not fit the architecture of its {MEMBER} (missing: "
             f"{', '.join(missing[:5]) or 'none'}; unexpected: {', '.join(k[:60] for k in extra[:5]) or 'none'})",
         )
     for key, tensor in state.items():
         if tuple(tensor.shape) != want[key]:
-            raise _refuse(
+            raise refuse_model(
                 path,
                 f"its weight {key} has shape {tuple(tensor.shape)}, the architecture of its {MEMBER} needs {want[key]}",
             )

@@ -291,7 +291,7 @@ class Session:
     def save(self) -> Path | None:
         """Write this game's replay (once; nothing if replays are off or no move was made).
         ApiError (500) if it cannot be written; the session is unchanged then."""
-        if self.saved is None:
+        if self.saved is None and self.moves:  # (before the first game there is no env and no move)
             self.saved = self._write_replay(self.env, self.moves, self.weighings)
         return self.saved
 

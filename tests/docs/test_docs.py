@@ -59,6 +59,8 @@ AGENTS_MOVED = {
     "agents.tournament": "agents.evaluation.matches",  # the shim re-exported matches' names
     "agents.exploit": "agents.training.exploit",  # the training package (python -m agents.training.exploit)
 }
+#: Names that 0.5.0 removed without a successor of the same kind; the CHANGELOG says so, and only it may name them.
+REMOVED_IN_0_5 = {"agents.training.BACKENDS"}
 
 
 # ---- the generated pages -------------------------------------------------------------------------
@@ -609,6 +611,8 @@ def resolve_dotted(name: str, history: bool = False) -> bool:
     """``aos_env.x.y.Name.attr``: the longest module prefix exists and defines ``Name`` (what
     follows it, attributes of that name, is not checked). With ``history`` (the CHANGELOG), a
     module path before 0.4.0 resolves at its later path."""
+    if history and name in REMOVED_IN_0_5:
+        return True
     parts = tuple(name.split("."))
     if parts[0] == "core":
         parts = ("aos_env",) + parts
