@@ -81,6 +81,35 @@ class Float(Kind):
         return f"{value:g}"
 
 
+class Duration(Kind):
+    """A time budget in seconds, or None (no budget): ``90s``, ``15m``, ``2h`` or ``1h30m`` on the
+    command line; in Python, those strings or a number of seconds."""
+
+    def check(self, option: str, value: Any) -> float | None:
+        from .budget import DURATION_FORMS, check_seconds, parse_duration
+
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                return parse_duration(value)
+            except ArgumentError as e:
+                raise ArgumentError(option + str(e).removeprefix("value")) from None
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise fail(option, DURATION_FORMS + " (or a number of seconds)", value)
+        return check_seconds(option, float(value))
+
+    def parse(self, text: str) -> float:
+        from .budget import parse_duration
+
+        return parse_duration(text)
+
+    def show(self, value: Any) -> str | None:
+        from .budget import format_duration
+
+        return None if value is None else format_duration(value)
+
+
 class Choice(Kind):
     """One of ``choices`` (argparse lists them in the usage line)."""
 
