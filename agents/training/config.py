@@ -20,7 +20,7 @@ from aos_env.base.checks import ArgumentError
 
 from .best import ANCHOR_STRIDE, MAX_ANCHORS
 from .budget import UNBOUNDED_TIMESTEPS
-from .kinds import (
+from .kinds import (  # OptionError and option_name are imported from here too
     Choice,
     Duration,
     Flag,
@@ -31,42 +31,27 @@ from .kinds import (
     Mix,
     Names,
     OptionalText,
+    OptionError,
     PathKind,
     Text,
     Truncation,
+    option_name,
 )
+from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, games_option  # noqa: F401
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
 #: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
 TRAINERS = ("sb3", "rllib")
-DEFAULT_NUM_ENVS = 1024
 DEFAULT_BATCH_SIZE = 2048
 #: --timesteps when neither it nor --budget is given.
 DEFAULT_TIMESTEPS = 4_000_000
-#: The options that only --backend rllib takes.
-RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
 #: The opponent spec that stands for the learner's own snapshots.
 SELF = "self"
 
 #: The option groups of ``train.py --help``, in order.
 GROUPS = ("game and run", "opponents and self-play", "network and PPO", "RLlib (--backend rllib)", "evaluation")
 _RUN, _OPPONENTS, _PPO, _RLLIB, _EVAL = GROUPS
-
-
-class OptionError(ArgumentError):
-    """A bad setting: ``option`` is its train.py option (``--max-turns`` for the field
-    ``max_turns``); ``usage`` is the message as train.py prints it after ``error:``."""
-
-    def __init__(self, option: str, reason: str, *, whole: bool = False) -> None:
-        self.option = option
-        self.usage = reason if whole else f"argument {option}: {reason}"
-        super().__init__(reason if whole else f"{option} {reason}")
-
-
-def option_name(name: str) -> str:
-    """The command-line option of a field: ``max_turns`` -> ``--max-turns``."""
-    return "--" + name.replace("_", "-")
 
 
 def setting(default: Any, kind: Kind, doc: str, group: str, **cli: Any) -> Any:
@@ -350,7 +335,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
     timesteps = c.timesteps
     if timesteps is None:  # with --budget alone, the clock ends the run
         timesteps = DEFAULT_TIMESTEPS if c.budget is None else UNBOUNDED_TIMESTEPS
-    games = _check_backend(c)
+    games = check_backend(c)
     rollout = c.n_steps * games["num_envs"]
     if rollout < 2:  # PPO normalises the advantages over the rollout
         raise OptionError("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
@@ -362,7 +347,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
         raise OptionError(
             "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {batch_size}"
         )
-    _check_net_arch_size(c)
+    check_net_arch_size(c)
     if c.init is not None:
         if c.resume:
             raise OptionError(
@@ -378,48 +363,6 @@ def check_config(config: TrainConfig) -> TrainConfig:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
     return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, checked=True, **games)
-
-
-def _check_backend(c: TrainConfig) -> dict[str, Any]:
-    """The RLlib options: only with --backend rllib. Returns the games' settings: ``num_envs`` (all
-    games: for rllib, the runners' games together) and, for rllib, the runners and their games."""
-    given = [option_name(n) for n in RLLIB_OPTIONS if getattr(c, n) is not None]
-    if c.backend != "rllib":
-        if given:
-            raise OptionError(given[0], "only with --backend rllib")
-        return {"num_envs": c.num_envs or DEFAULT_NUM_ENVS}
-    if c.address is not None and c.address != "auto":
-        host, sep, port = c.address.rpartition(":")
-        if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
-            raise OptionError(
-                "--address", f"must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', got {c.address!r}"
-            )
-    runners = c.num_env_runners or 0
-    if c.envs_per_runner is not None and c.num_envs is not None:
-        raise OptionError("--envs-per-runner", "give --envs-per-runner or --num-envs, not both")
-    per_runner = c.envs_per_runner
-    if per_runner is None:
-        per_runner = -(-(c.num_envs or DEFAULT_NUM_ENVS) // max(1, runners))  # rounded up
-    return {"num_envs": per_runner * max(1, runners), "num_env_runners": runners, "envs_per_runner": per_runner}
-
-
-def games_option(config: TrainConfig) -> str:
-    """The option that sets how many games are played at once, for messages."""
-    return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
-
-
-def _check_net_arch_size(c: TrainConfig) -> None:
-    """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
-    from agents.files.model_file import MAX_PARAMETERS, parameter_count
-
-    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
-    if params > MAX_PARAMETERS:
-        arch = ",".join(map(str, c.net_arch))
-        raise OptionError(
-            "--net-arch",
-            f"layers {arch} make networks of {params:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a model file may hold",
-        )
 
 
 #: Every option's documentation: {field: doc} (the help of ``python train.py --help``).

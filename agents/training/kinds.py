@@ -34,6 +34,21 @@ from aos_env.base.checks import (
 from aos_env.envs.opponents import parse_mix_item, parse_specs
 
 
+class OptionError(ArgumentError):
+    """A bad setting: ``option`` is its train.py option (``--max-turns`` for the field
+    ``max_turns``); ``usage`` is the message as train.py prints it after ``error:``."""
+
+    def __init__(self, option: str, reason: str, *, whole: bool = False) -> None:
+        self.option = option
+        self.usage = reason if whole else f"argument {option}: {reason}"
+        super().__init__(reason if whole else f"{option} {reason}")
+
+
+def option_name(name: str) -> str:
+    """The command-line option of a field: ``max_turns`` -> ``--max-turns``."""
+    return "--" + name.replace("_", "-")
+
+
 class Kind:
     """A field's rule. ``cli``: argparse's keywords beside ``type`` (``nargs``, ``choices``, ``action``)."""
 
