@@ -234,7 +234,7 @@ class _Loop:
         target = trainer.timesteps + c.timesteps
         bar = tqdm(total=c.timesteps if c.budget is None else None, unit="step", desc="rllib", disable=c.no_progress)
         t0 = time.time()
-        while trainer.timesteps < target and not stop.requested and not self.run.clock.expired():
+        while trainer.timesteps < target and not stop.requested:
             it = time.time()
             with stop.deferring():
                 metrics = trainer.train()
@@ -254,5 +254,7 @@ class _Loop:
                     self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # choosing games
                     trainer.save_bot(self.run.dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.base.files)
                     _save_folder(trainer.save, self.checkpoint)
+            if self.run.clock.expired():  # --budget: checked after each iteration, so at least one runs
+                break
         bar.close()
         return time.time() - t0
