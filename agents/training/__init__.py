@@ -15,21 +15,24 @@ The learner plays one seat in many games at once on the batched engine; the othe
 played by opponents drawn from a pool (``aos_env.envs.opponents.OpponentPool``): the agents of
 ``--opponents`` and frozen snapshots of the learner itself, added as training goes
 (``agents.training.selfplay``). Every ``--eval-every`` steps the current policy plays
-``--eval-games`` games against each of ``--eval-baselines``; the win rates (with 95% confidence
-intervals) go to TensorBoard, ``history.json``, ``summary.json`` and ``learning_curve.png``, and a
-checkpoint is saved.
+``--eval-games`` games against each of ``--anchors`` (the same games each time); the win rates
+(with 95% confidence intervals) go to TensorBoard, ``history.json``, ``summary.json`` and
+``learning_curve.png``, a checkpoint is saved, and the best model so far is kept
+(``agents.training.best``). ``--budget`` ends a run on time (``agents.training.budget``); at the
+end the final and the best model play games that follow ``--seed`` and that no choice has seen.
 
-Output in ``runs/<name>/`` (``agents.training.run_folder``): ``model.zip`` (sb3; load it with
+Output in ``runs/<name>/`` (``agents.training.run_folder``): ``model.zip`` (sb3, the final model; load it with
 ``agents.PolicyAgent("runs/<name>/model.zip")``) or ``bot.npz`` (rllib: the policy as a numpy bot
 file, ``make_agent("runs/<name>/bot.npz")``) and ``rllib/`` (the RLlib checkpoint that
-``--resume`` continues), ``checkpoints/``, ``summary.json``, ``history.json``,
+``--resume`` continues), ``best_model.zip`` (``best_bot.npz``), ``checkpoints/``, ``summary.json``, ``history.json``,
 ``learning_curve.png``, ``tb/`` (``tensorboard --logdir runs``).
 
 The rooms: ``config`` (TrainConfig, its rules, ``check_config``), ``kinds`` (the fields' rules),
 ``cli`` (the command line built from the config), ``start`` (``prepare`` and ``train``),
-``run_folder`` (the folder, resume and overwrite, history and summary), ``signals`` (Ctrl-C and
-SIGTERM), ``plots``, ``selfplay``, ``sb3``, ``rllib`` and ``rllib_ppo``, and ``exploit`` (an
-exploiter against a frozen agent: ``python -m agents.training.exploit``).
+``run_folder`` (the folder, resume and overwrite, history and summary), ``best`` (the evaluations'
+seeds and the best model), ``budget`` (``--budget``), ``signals`` (Ctrl-C and SIGTERM), ``plots``,
+``selfplay``, ``sb3``, ``rllib`` and ``rllib_ppo``, and ``exploit`` (an exploiter against a frozen
+agent: ``python -m agents.training.exploit``, and ``--exploit-steps``).
 """
 
 from .cli import build_parser, check_args, config_from_args, main, run

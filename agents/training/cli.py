@@ -48,7 +48,10 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
             extra["type"] = arg_type(kind.parse, type(kind).__name__.lower())
             if "metavar" in meta:
                 extra["metavar"] = meta["metavar"]
-        groups[meta["group"]].add_argument(option_name(f.name), default=f.default, help=help_text, **extra)
+        names = (option_name(f.name), *meta.get("aliases", ()))  # an older spelling still works
+        groups[meta["group"]].add_argument(
+            *names, dest=f.name, default=f.default, help=help_text.replace("%", "%%"), **extra
+        )
     return parser
 
 

@@ -18,37 +18,40 @@ from typing import Any
 
 from aos_env.base.checks import ArgumentError
 
-from .kinds import Choice, Flag, Float, IntKind, IntList, Kind, Mix, Names, OptionalText, PathKind, Text, Truncation
+from .best import ANCHOR_STRIDE, MAX_ANCHORS
+from .budget import UNBOUNDED_TIMESTEPS
+from .kinds import (  # OptionError and option_name are imported from here too
+    Choice,
+    Duration,
+    Flag,
+    Float,
+    IntKind,
+    IntList,
+    Kind,
+    Mix,
+    Names,
+    OptionalText,
+    OptionError,
+    PathKind,
+    Text,
+    Truncation,
+    option_name,
+)
+from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, games_option  # noqa: F401
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
 #: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
 TRAINERS = ("sb3", "rllib")
-DEFAULT_NUM_ENVS = 1024
 DEFAULT_BATCH_SIZE = 2048
-#: The options that only --backend rllib takes.
-RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
+#: --timesteps when neither it nor --budget is given.
+DEFAULT_TIMESTEPS = 4_000_000
 #: The opponent spec that stands for the learner's own snapshots.
 SELF = "self"
 
 #: The option groups of ``train.py --help``, in order.
 GROUPS = ("game and run", "opponents and self-play", "network and PPO", "RLlib (--backend rllib)", "evaluation")
 _RUN, _OPPONENTS, _PPO, _RLLIB, _EVAL = GROUPS
-
-
-class OptionError(ArgumentError):
-    """A bad setting: ``option`` is its train.py option (``--max-turns`` for the field
-    ``max_turns``); ``usage`` is the message as train.py prints it after ``error:``."""
-
-    def __init__(self, option: str, reason: str, *, whole: bool = False) -> None:
-        self.option = option
-        self.usage = reason if whole else f"argument {option}: {reason}"
-        super().__init__(reason if whole else f"{option} {reason}")
-
-
-def option_name(name: str) -> str:
-    """The command-line option of a field: ``max_turns`` -> ``--max-turns``."""
-    return "--" + name.replace("_", "-")
 
 
 def setting(default: Any, kind: Kind, doc: str, group: str, **cli: Any) -> Any:
@@ -82,12 +85,23 @@ class TrainConfig:
         _RUN,
     )
     players: int = setting(2, IntKind(2, 4), "players per game, 2..4", _RUN)
-    timesteps: int = setting(
-        4_000_000,
-        IntKind(1),
-        "learner decisions to train for, at least 1 (with --resume: this many more); "
-        "to evaluate a saved model without training, use python -m agents.evaluation.evaluate",
+    timesteps: int | None = setting(
+        None,
+        IntKind(1, optional=True),
+        f"learner decisions to train for, at least 1 (with --resume: this many more); default: "
+        f"{DEFAULT_TIMESTEPS:,}, or no limit with --budget (the clock ends the run); to evaluate a "
+        "saved model without training, use python -m agents.evaluation.evaluate",
         _RUN,
+    )
+    budget: float | None = setting(
+        None,
+        Duration(),
+        "wall time for the run, e.g. 90s, 15m, 2h or 1h30m (in Python: those, or seconds), counted "
+        "from the start of this command (with --resume: of this session): training stops at the "
+        "first step (rllib: iteration) after it, then the final evaluation runs; with --timesteps "
+        "too, whichever comes first ends training (summary.json's stopped_by says which)",
+        _RUN,
+        metavar="DURATION",
     )
     num_envs: int | None = setting(
         None,
@@ -97,7 +111,12 @@ class TrainConfig:
         _RUN,
     )
     seed: int = setting(
-        0, IntKind(0, MAX_TRAIN_SEED), "seed for games, opponents, evaluation and the network, 0..2**32-1", _RUN
+        0,
+        IntKind(0, MAX_TRAIN_SEED),
+        "seed of the training games, the opponents, the network and the final evaluation's games "
+        "(which start at seed 20,000,000 + --seed x 10,000,000, apart from the games that choose "
+        "the best model; docs/api.md), 0..2**32-1",
+        _RUN,
     )
     out: Path = setting(Path("runs"), PathKind(), "folder for runs", _RUN)
     name: str = setting("default", Text(_run_name, "name"), "run name: output goes to <out>/<name>/", _RUN)
@@ -226,13 +245,42 @@ class TrainConfig:
     )
 
     # ---- evaluation
-    eval_every: int = setting(500_000, IntKind(1), "evaluate and checkpoint every this many steps", _EVAL)
-    eval_games: int = setting(200, IntKind(1), "games against each baseline at each evaluation", _EVAL)
-    final_eval_games: int = setting(1000, IntKind(1), "games against each baseline at the end", _EVAL)
-    eval_baselines: tuple[str, ...] = setting(
+    eval_every: int = setting(
+        500_000,
+        IntKind(1),
+        "evaluate against the anchors, keep the best model and checkpoint every this many steps",
+        _EVAL,
+    )
+    eval_games: int = setting(
+        200,
+        IntKind(1, ANCHOR_STRIDE),
+        "games against each anchor at each evaluation during training (the same games each time: "
+        f"they choose the best model), 1..{ANCHOR_STRIDE:,}",
+        _EVAL,
+    )
+    final_eval_games: int = setting(
+        1000,
+        IntKind(1, ANCHOR_STRIDE),
+        "games against each anchor at the end, of the final model and of the best one, on games that "
+        f"follow --seed and that no choice has seen, 1..{ANCHOR_STRIDE:,}",
+        _EVAL,
+    )
+    anchors: tuple[str, ...] = setting(
         ("random", "greedy"),
         Names(),
-        "agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc)",
+        f"fixed agents to evaluate against, comma separated agent specs (e.g. random,greedy,mc,bot-v2,bot), "
+        f"at most {MAX_ANCHORS}; their win rates go to history.json, summary.json, TensorBoard "
+        "(eval/<anchor>/win_rate) and learning_curve.png, and their mean chooses the best model "
+        "(--eval-baselines is the older name)",
+        _EVAL,
+        aliases=("--eval-baselines",),
+    )
+    exploit_steps: int = setting(
+        0,
+        IntKind(0),
+        "at the end, train an exploiter (python -m agents.training.exploit) against the final model for "
+        "this many steps and report its win rate with a 95% Wilson interval as summary.json's exploitability "
+        "(0: off)",
         _EVAL,
     )
 
@@ -261,8 +309,9 @@ def config_fields() -> list[dataclasses.Field]:
 
 def check_config(config: TrainConfig) -> TrainConfig:
     """Every field of ``config`` checked by its rule, then the rules between fields; returns the
-    config with the defaults that depend on other fields filled in (``num_envs``, ``batch_size``
-    and, with rllib, ``num_env_runners`` and ``envs_per_runner``) and ``checked`` set. A checked
+    config with the defaults that depend on other fields filled in (``timesteps``: 4,000,000, or
+    ``UNBOUNDED_TIMESTEPS`` with ``budget`` alone; ``num_envs``, ``batch_size`` and, with rllib,
+    ``num_env_runners`` and ``envs_per_runner``) and ``checked`` set. A checked
     config is returned as it is. Raises :class:`OptionError` naming the first bad option."""
     if not isinstance(config, TrainConfig):
         raise ArgumentError(f"config must be a TrainConfig, got {type(config).__name__}")
@@ -281,7 +330,12 @@ def check_config(config: TrainConfig) -> TrainConfig:
             "--max-turns",
             f"must be at least --players ({c.players}): every seat, the learner's too, needs a turn; got {c.max_turns}",
         )
-    games = _check_backend(c)
+    if len(c.anchors) > MAX_ANCHORS:
+        raise OptionError("--anchors", f"takes at most {MAX_ANCHORS} agents, got {len(c.anchors)}")
+    timesteps = c.timesteps
+    if timesteps is None:  # with --budget alone, the clock ends the run
+        timesteps = DEFAULT_TIMESTEPS if c.budget is None else UNBOUNDED_TIMESTEPS
+    games = check_backend(c)
     rollout = c.n_steps * games["num_envs"]
     if rollout < 2:  # PPO normalises the advantages over the rollout
         raise OptionError("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
@@ -293,7 +347,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
         raise OptionError(
             "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {batch_size}"
         )
-    _check_net_arch_size(c)
+    check_net_arch_size(c)
     if c.init is not None:
         if c.resume:
             raise OptionError(
@@ -308,49 +362,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
-    return dataclasses.replace(c, batch_size=batch_size, checked=True, **games)
-
-
-def _check_backend(c: TrainConfig) -> dict[str, Any]:
-    """The RLlib options: only with --backend rllib. Returns the games' settings: ``num_envs`` (all
-    games: for rllib, the runners' games together) and, for rllib, the runners and their games."""
-    given = [option_name(n) for n in RLLIB_OPTIONS if getattr(c, n) is not None]
-    if c.backend != "rllib":
-        if given:
-            raise OptionError(given[0], "only with --backend rllib")
-        return {"num_envs": c.num_envs or DEFAULT_NUM_ENVS}
-    if c.address is not None and c.address != "auto":
-        host, sep, port = c.address.rpartition(":")
-        if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
-            raise OptionError(
-                "--address", f"must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', got {c.address!r}"
-            )
-    runners = c.num_env_runners or 0
-    if c.envs_per_runner is not None and c.num_envs is not None:
-        raise OptionError("--envs-per-runner", "give --envs-per-runner or --num-envs, not both")
-    per_runner = c.envs_per_runner
-    if per_runner is None:
-        per_runner = -(-(c.num_envs or DEFAULT_NUM_ENVS) // max(1, runners))  # rounded up
-    return {"num_envs": per_runner * max(1, runners), "num_env_runners": runners, "envs_per_runner": per_runner}
-
-
-def games_option(config: TrainConfig) -> str:
-    """The option that sets how many games are played at once, for messages."""
-    return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
-
-
-def _check_net_arch_size(c: TrainConfig) -> None:
-    """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
-    from agents.files.model_file import MAX_PARAMETERS, parameter_count
-
-    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
-    if params > MAX_PARAMETERS:
-        arch = ",".join(map(str, c.net_arch))
-        raise OptionError(
-            "--net-arch",
-            f"layers {arch} make networks of {params:,} parameters, more than the "
-            f"{MAX_PARAMETERS:,} a model file may hold",
-        )
+    return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, checked=True, **games)
 
 
 #: Every option's documentation: {field: doc} (the help of ``python train.py --help``).

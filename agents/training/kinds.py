@@ -34,6 +34,21 @@ from aos_env.base.checks import (
 from aos_env.envs.opponents import parse_mix_item, parse_specs
 
 
+class OptionError(ArgumentError):
+    """A bad setting: ``option`` is its train.py option (``--max-turns`` for the field
+    ``max_turns``); ``usage`` is the message as train.py prints it after ``error:``."""
+
+    def __init__(self, option: str, reason: str, *, whole: bool = False) -> None:
+        self.option = option
+        self.usage = reason if whole else f"argument {option}: {reason}"
+        super().__init__(reason if whole else f"{option} {reason}")
+
+
+def option_name(name: str) -> str:
+    """The command-line option of a field: ``max_turns`` -> ``--max-turns``."""
+    return "--" + name.replace("_", "-")
+
+
 class Kind:
     """A field's rule. ``cli``: argparse's keywords beside ``type`` (``nargs``, ``choices``, ``action``)."""
 
@@ -79,6 +94,35 @@ class Float(Kind):
 
     def show(self, value: Any) -> str | None:
         return f"{value:g}"
+
+
+class Duration(Kind):
+    """A time budget in seconds, or None (no budget): ``90s``, ``15m``, ``2h`` or ``1h30m`` on the
+    command line; in Python, those strings or a number of seconds."""
+
+    def check(self, option: str, value: Any) -> float | None:
+        from .budget import DURATION_FORMS, check_seconds, parse_duration
+
+        if value is None:
+            return None
+        if isinstance(value, str):
+            try:
+                return parse_duration(value)
+            except ArgumentError as e:
+                raise ArgumentError(option + str(e).removeprefix("value")) from None
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise fail(option, DURATION_FORMS + " (or a number of seconds)", value)
+        return check_seconds(option, float(value))
+
+    def parse(self, text: str) -> float:
+        from .budget import parse_duration
+
+        return parse_duration(text)
+
+    def show(self, value: Any) -> str | None:
+        from .budget import format_duration
+
+        return None if value is None else format_duration(value)
 
 
 class Choice(Kind):

@@ -25,7 +25,6 @@ from .run_folder import (
     BOT_FILE,
     CHECKPOINTS,
     EVAL_SEED,
-    FINAL_EVAL_SEED,
     RLLIB_CHECKPOINT,
     TENSORBOARD,
     Run,
@@ -149,6 +148,9 @@ class _Loop:
         self.selfplay = SelfPlay(config.self_weight, config.snapshot_every, config.max_snapshots, trainer.timesteps)
         self.steps_before = trainer.timesteps
         self.seconds: dict[str, list[float]] = {"time/sample_seconds": [], "time/learn_seconds": []}  # RLlib's timers
+        run.save_best = lambda path: trainer.save_bot(
+            path, info={"trained_by": "train.py --backend rllib", "timesteps": trainer.timesteps}
+        )
 
     def log(self, tag: str, value: float) -> None:
         self.writer.add_scalar(tag, value, self.trainer.timesteps)
@@ -206,8 +208,7 @@ class _Loop:
             if self.stop.requested:
                 raise Interrupted
             bot = self.save()
-            final = self.evaluate(self.c.final_eval_games, seed=FINAL_EVAL_SEED)
-            run.record(trainer.timesteps, final, self.log)
+            final = run.conclude(trainer.timesteps, trainer.agent(deterministic=True), self.log)
             self.writer.close()
             steps = trainer.timesteps - self.steps_before
             extra = {"iterations": self.iterations(), "rllib": self.info()}
@@ -228,13 +229,14 @@ class _Loop:
         raise SystemExit(self.stop.exit_status)
 
     def iterate(self) -> float:
-        """RLlib's training iterations until ``--timesteps`` more steps or a stop signal; returns their seconds."""
+        """RLlib's training iterations until ``--timesteps`` more steps, the end of ``--budget`` (checked
+        after each iteration) or a stop signal; returns their seconds."""
         from tqdm.auto import tqdm
 
         c, trainer, stop = self.c, self.trainer, self.stop
         next_eval = trainer.timesteps + c.eval_every
         target = trainer.timesteps + c.timesteps
-        bar = tqdm(total=c.timesteps, unit="step", desc="rllib", disable=c.no_progress)
+        bar = tqdm(total=c.timesteps if c.budget is None else None, unit="step", desc="rllib", disable=c.no_progress)
         t0 = time.time()
         while trainer.timesteps < target and not stop.requested:
             it = time.time()
@@ -253,8 +255,10 @@ class _Loop:
             if t >= next_eval:
                 next_eval += c.eval_every
                 with stop.deferring():  # an evaluation and a checkpoint are finished before the run stops
-                    self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED + t), self.log)
+                    self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # choosing games
                     trainer.save_bot(self.run.dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.base.files)
                     _save_folder(trainer.save, self.checkpoint)
+            if self.run.clock.expired():  # --budget: checked after each iteration, so at least one runs
+                break
         bar.close()
         return time.time() - t0

@@ -23,25 +23,31 @@ import numpy as np
 from aos_env.base.checks import ArgumentError
 from aos_env.base.files import write_text
 
+# the evaluations' seeds live in .best (EVAL_SEED, FINAL_EVAL_SEED are imported from here too)
+from .best import CHOOSE, EVAL_SEED, FINAL, FINAL_EVAL_SEED, BestModel, anchor_seed, best_file_steps, final_seed  # noqa: F401
+from .budget import STOPPED_BY_SIGNAL, Clock
 from .config import OptionError, TrainConfig
 from .plots import plot_curve
 
 RLLIB_CHECKPOINT = "rllib"  # runs/<name>/rllib/: the RLlib checkpoint (--resume)
 BOT_FILE = "bot.npz"  # runs/<name>/bot.npz: the rllib run's policy as a bot file
-MODEL_FILE = "model.zip"  # runs/<name>/model.zip: the sb3 run's model
+MODEL_FILE = "model.zip"  # runs/<name>/model.zip: the sb3 run's final model (what --resume continues)
+BEST_MODEL_FILE = "best_model.zip"  # runs/<name>/best_model.zip: the sb3 run's best model on the choosing games
+BEST_BOT_FILE = "best_bot.npz"  # runs/<name>/best_bot.npz: the rllib run's best policy, as a bot file
+EXPLOIT_DIR = "exploit"  # runs/<name>/exploit/: the exploiter's run (--exploit-steps)
 CHECKPOINTS = "checkpoints"  # runs/<name>/checkpoints/model_<steps>.zip (sb3), bot_<steps>.npz (rllib)
 SUMMARY_FILE = "summary.json"
 HISTORY_FILE = "history.json"
 CURVE_FILE = "learning_curve.png"
 TENSORBOARD = "tb"
-#: Seeds of the evaluations' games: at step t, EVAL_SEED + t; at the end, FINAL_EVAL_SEED.
-EVAL_SEED = 10_000_000
-FINAL_EVAL_SEED = 20_000_000
 _CHECKPOINT_NAME = re.compile(r"model_([0-9]+)\.zip")
 #: What a run writes in its folder: a folder holding any of them holds a run, which only --resume
 #: continues and only --overwrite replaces.
 RUN_FILES = (
     MODEL_FILE,
+    BEST_MODEL_FILE,
+    BEST_BOT_FILE,
+    EXPLOIT_DIR,
     SUMMARY_FILE,
     HISTORY_FILE,
     CURVE_FILE,
@@ -219,44 +225,53 @@ def iteration_times(sample: list[float], learn: list[float], steps: int) -> dict
 
 
 class Run:
-    """What both trainers share: the run folder, evaluation against the baselines, the history,
-    the learning curve and the summary. ``resume_from``: the model an sb3 run continues (for
-    summary.json's ``args``)."""
+    """What both trainers share: the run folder, evaluation against the anchors, the history, the
+    best model, the learning curve and the summary. ``resume_from``: the model an sb3 run continues
+    (for summary.json's ``args``). ``save_best(path)``: the trainer's writer of its current model,
+    called when a choosing evaluation finds a new best; ``clock``: the run's ``--budget``, from now."""
 
     def __init__(self, config: TrainConfig, resume_from: Path | None = None) -> None:
         self.config = config
         self.resume_from = resume_from
         self.dir = config.run_dir
         self.history_path = self.dir / HISTORY_FILE
-        self.baselines = list(config.eval_baselines)
+        self.anchors = list(config.anchors)
         self.history: list[dict] = []
         self.started = time.time()
+        self.clock = Clock(config.budget, self.started)
+        self.best = BestModel()
+        self.best_path = self.dir / (BEST_BOT_FILE if config.backend == "rllib" else BEST_MODEL_FILE)
+        self.save_best: Callable[[Path], Any] | None = None
+        self.best_final: dict | None = None  # the best model's final evaluation (conclude)
 
     def load_history(self, up_to: int | None = None) -> None:
         """The run's evaluations so far (--resume); ``up_to``: the steps of the model resumed, the
-        evaluations after it (of a later model that was not saved) are dropped."""
+        evaluations after it (of a later model that was not saved) are dropped. The best model so
+        far is the one its choosing evaluations found, if its file is that model."""
         self.history = json.loads(self.history_path.read_text()) if self.history_path.exists() else []
         if up_to is not None:
             self.history = [h for h in self.history if h.get("timesteps", 0) <= up_to]
+        self.best = BestModel.from_history(self.history, best_file_steps(self.best_path))
 
     def evaluate(self, me: Any, games: int, seed: int) -> dict:
-        """``games`` games of the agent ``me`` in one seat against a baseline in every other seat
+        """``games`` games of the agent ``me`` in one seat against an anchor in every other seat
         (with 4 players: against three greedy agents), seats rotated: ``me``'s win rates with 95%
-        intervals. (Two agents at a larger table would fill the seats in turn, ``me`` taking two of
-        them, and a win rate per seat could then not exceed 50%.)"""
+        intervals. The ``i``-th anchor's games play seeds ``anchor_seed(seed, i)`` onwards
+        (``agents.training.best``). (Two agents at a larger table would fill the seats in turn,
+        ``me`` taking two of them, and a win rate per seat could then not exceed 50%.)"""
         from agents import make_agent
         from agents.evaluation.matches import play_games, summarise
 
         c, out = self.config, {}
         others = c.players - 1
-        for i, spec in enumerate(self.baselines):
+        for i, spec in enumerate(self.anchors):
             rivals = [make_agent(spec, seed=seed + i * others + k) for k in range(others)]
             names = ["learner"] + [spec if others == 1 else f"{spec}#{k + 1}" for k in range(others)]
             res = play_games(
                 [me, *rivals],
                 c.players,
                 games,
-                seed=seed + 1000 * i,
+                seed=anchor_seed(seed, i),
                 batch_size=min(games, 500),
                 max_turns=c.max_turns,
                 names=names,
@@ -272,19 +287,50 @@ class Run:
             }
         return out
 
-    def record(self, t: int, result: dict, log: Callable[[str, float], None] | None = None) -> None:
-        """Add an evaluation to the history, the curve and the console; ``log(tag, value)``: TensorBoard."""
-        self.history.append({"timesteps": t, "wall_seconds": time.time() - self.started, "results": result})
+    def choose(self, me: Any) -> dict:
+        """An evaluation during training: ``--eval-games`` choosing games (the same at every step)."""
+        return self.evaluate(me, self.config.eval_games, EVAL_SEED)
+
+    def record(self, t: int, result: dict, log: Callable[[str, float], None] | None = None, kind: str = CHOOSE) -> bool:
+        """Add an evaluation to the history, the curve and the console; ``log(tag, value)``:
+        TensorBoard. A choosing evaluation (``kind`` CHOOSE) that finds a new best model has it saved
+        (``save_best``); returns whether it did."""
+        new_best = kind == CHOOSE and self.best.offer(t, result)
+        entry = {"timesteps": t, "wall_seconds": time.time() - self.started, "kind": kind, "results": result}
+        self.history.append({**entry, **({"best": True} if new_best else {})})
         if log is not None:
             for spec, r in result.items():
-                log(f"eval/win_rate_vs_{spec}", r["win_rate"])
+                log(f"{'final' if kind == FINAL else 'eval'}/{spec}/win_rate", r["win_rate"])
+        if new_best and self.save_best is not None:
+            self.save_best(self.best_path)  # atomic: the previous best stays whole until this one is
         write_text(self.history_path, json.dumps(self.history, indent=2))
-        plot_curve(self.history, self.dir / CURVE_FILE, self.baselines, self.config.backend)
+        plot_curve(self.history, self.dir / CURVE_FILE, self.anchors, self.config.backend)
         msg = ", ".join(
             f"vs {s}: {r['win_rate']:.1%} [{r['ci95'][0]:.1%}, {r['ci95'][1]:.1%}], {r['truncated']:.1%} truncated"
             for s, r in result.items()
         )
-        print(f"[{t:,} steps, {time.time() - self.started:.0f} s] {msg}", flush=True)
+        label = " (final games)" if kind == FINAL else " (new best)" if new_best else ""
+        print(f"[{t:,} steps, {time.time() - self.started:.0f} s]{label} {msg}", flush=True)
+        return new_best
+
+    def conclude(self, t: int, me: Any, log: Callable[[str, float], None] | None = None) -> dict:
+        """The end of a run whose final model ``me`` (deterministic) is at step ``t``: it takes its
+        turn at the choosing games (unless it was just evaluated there), then it and the best model
+        play the final games (``--final-eval-games`` per anchor, seeds from ``--seed``). Returns the
+        final model's result; the best model's is kept for the summary."""
+        from agents import make_agent
+
+        chosen = [h for h in self.history if h.get("kind") == CHOOSE]
+        if not chosen or chosen[-1]["timesteps"] != t:
+            self.record(t, self.choose(me), log)
+        games, seed = self.config.final_eval_games, final_seed(self.config.seed)
+        final = self.evaluate(me, games, seed)
+        self.record(t, final, log, kind=FINAL)
+        if self.best.timesteps == t or not self.best_path.is_file():
+            self.best_final = final
+        else:  # read as an agent plays it (without unpickling), deterministic as the final model
+            self.best_final = self.evaluate(make_agent(str(self.best_path)), games, seed)
+        return final
 
     def finish(
         self,
@@ -300,6 +346,10 @@ class Run:
         run was stopped (the summary then says so, and ``final`` is None: no final evaluation ran)."""
         args = self.config.options()
         args["resume_from"] = None if self.resume_from is None else str(self.resume_from)
+        best = self.best.info() if self.best_path.is_file() else None
+        stopped_by = STOPPED_BY_SIGNAL if interrupted else self.clock.stopped_by(steps, self.config.timesteps or 0)
+        if best is not None:
+            best.update(path=str(self.best_path), final_evaluation=self.best_final)
         summary = {
             "run": str(self.dir),
             "backend": self.config.backend,
@@ -307,17 +357,26 @@ class Run:
             "train_seconds": train_seconds,
             "wall_seconds": time.time() - self.started,
             "env_steps_per_second": steps / max(train_seconds, 1e-9),
+            "budget_seconds": self.config.budget,
+            "stopped_by": stopped_by,
             "final_evaluation": final,
+            "final_eval_seed": final_seed(self.config.seed),
+            "best_model": best,
             "args": args,
             "model": str(model),
             "interrupted": interrupted is not None,
             **({"signal": interrupted} if interrupted else {}),
             **(extra or {}),
         }
-        write_text(self.dir / SUMMARY_FILE, json.dumps(summary, indent=2))
-        where = f"saved {model}; summary in {self.dir / SUMMARY_FILE}; curve in {self.dir / CURVE_FILE}"
+        self.write_summary(summary)
+        curve = self.dir / CURVE_FILE
+        where = f"saved {model}" + (f" and the best model {self.best_path}" if best else "")
+        where += f"; summary in {self.dir / SUMMARY_FILE}" + (f"; curve in {curve}" if curve.is_file() else "")
         if interrupted:
             print(f"{interrupted}: stopped at {timesteps:,} steps; {where}; continue with --resume", flush=True)
         else:
             print(where)
         return summary
+
+    def write_summary(self, summary: dict) -> None:
+        write_text(self.dir / SUMMARY_FILE, json.dumps(summary, indent=2))

@@ -1,8 +1,9 @@
 """The SB3 trainer: sb3-contrib's MaskablePPO on the SB3 adapter of the batched env, in this process
 (``train.py --backend sb3``, the default).
 
-Every model (``model.zip``, the checkpoints) is written by ``agents.files.model_file.save_model``:
-atomically, with the JSON member that lets agents read it without unpickling.
+Every model (``model.zip``, ``best_model.zip``, the checkpoints) is written by
+``agents.files.model_file.save_model``: atomically, with the JSON member that lets agents read it
+without unpickling. ``--budget`` stops ``learn()`` from a callback after the step that spends it.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ except ImportError as e:  # the train extra is optional: say how to install it
 
 from aos_env.envs.opponents import OpponentPool
 
+from .budget import Clock
 from .config import OptionError, TrainConfig
-from .run_folder import CHECKPOINTS, EVAL_SEED, FINAL_EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
+from .run_folder import CHECKPOINTS, EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
 from .selfplay import SelfPlay
 from .signals import Interrupted, StopSignal
 
@@ -40,6 +42,7 @@ def train_sb3(
     from aos_env.integrations.sb3 import LearnerVecEnv
 
     c = config
+    assert c.timesteps is not None, "a checked config (check_config fills --timesteps in)"
     stop = stop or StopSignal()
     run = Run(c, resume_from)
     model_path = run.dir / MODEL_FILE
@@ -98,6 +101,7 @@ def train_sb3(
 
             warm_start(model.policy, c.init)
     (run.dir / CHECKPOINTS).mkdir(parents=True, exist_ok=True)  # only now: the arguments are valid
+    run.save_best = lambda path: save_model(model, path, c.players)
     steps_before = model.num_timesteps
     training = None
     t0 = train_end = None
@@ -113,21 +117,25 @@ def train_sb3(
         if not run.history:
             run.record(model.num_timesteps, evaluate(c.eval_games, seed=EVAL_SEED), log)
         training = _Callback(c, model, pool, run, evaluate, log, stop)
+        budget = _Budget(run.clock, show=not c.no_progress) if c.budget is not None else None
         t0 = time.time()
         with stop.deferring():
             model.learn(
                 total_timesteps=c.timesteps,
-                callback=training,
-                progress_bar=not c.no_progress,
+                callback=[training, budget] if budget is not None else training,
+                progress_bar=not c.no_progress and budget is None,  # with --budget, _Budget's bar of seconds
                 reset_num_timesteps=resume_from is None,
                 tb_log_name="ppo",
             )
         train_end = time.time()
+        if budget is not None:
+            budget.close()
         if stop.requested:
             raise Interrupted
         save_model(model, model_path, c.players)
-        final = evaluate(c.final_eval_games, seed=FINAL_EVAL_SEED)
-        run.record(model.num_timesteps, final, log)
+        final = run.conclude(model.num_timesteps, PolicyAgent.snapshot(model, deterministic=True), log)
+        if hasattr(model, "_logger"):  # learn() has ended: write the end's evaluations to TensorBoard now
+            model.logger.dump(model.num_timesteps)
         return run.finish(
             model.num_timesteps,
             model.num_timesteps - steps_before,
@@ -208,7 +216,35 @@ class _Callback(BaseCallback):
             self._snapshot()
         if t >= self.next_eval:
             self.next_eval += c.eval_every
-            self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED + t), self.log)
+            self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # the choosing games
             save_model(self.ppo, self.run.dir / CHECKPOINTS / f"model_{t}.zip", c.players)
         self.eval_seconds += time.time() - started  # not sampling (RLlib's timer leaves these out too)
         return not self.stop.requested  # False stops learn() after this step
+
+
+class _Budget(BaseCallback):
+    """--budget: stops learn() after the step that spends it; ``show``: a bar of the budget's seconds
+    (SB3's bar counts steps, of which a run on the clock has no set number)."""
+
+    def __init__(self, clock: Clock, show: bool) -> None:
+        super().__init__()
+        self.clock = clock
+        self.bar = None
+        if show and clock.budget is not None:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=round(clock.budget), unit="s", desc="budget")
+
+    def _on_rollout_end(self) -> None:
+        budget, left = self.clock.budget, self.clock.left()
+        if self.bar is not None and budget is not None and left is not None:
+            self.bar.n = min(self.bar.total, round(budget - left))
+            self.bar.set_postfix_str(f"{self.model.num_timesteps:,} steps", refresh=True)
+
+    def _on_step(self) -> bool:
+        return not self.clock.expired()  # False stops learn() after this step
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self._on_rollout_end()
+            self.bar.close()

@@ -5,6 +5,8 @@ the trainer that ``--backend`` names."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from aos_env.base.checks import (
     format_bytes,
     total_memory,
 )
+from aos_env.base.files import write_text
 from aos_env.base.threads import set_threads
 from aos_env.envs.opponents import OpponentPool
 
@@ -92,7 +95,9 @@ def prepare(config: TrainConfig) -> Prepared:
         pool = OpponentPool.from_specs(c.opponents, seed=c.seed, reserved=(SELF,), name="--opponents")
     except (ArgumentError, FileNotFoundError) as e:
         raise OptionError("--opponents", str(e).removeprefix("--opponents").removeprefix(":").strip()) from None
-    _check_baselines(c)
+    _check_anchors(c)
+    if c.exploit_steps:
+        _check_exploit(c)
     if not pool.weights() or sum(pool.weights().values()) <= 0:  # pure self-play: random until the first snapshot
         from agents import make_agent
 
@@ -114,6 +119,16 @@ def _check_train_memory(c: TrainConfig) -> None:
         + rows * 2 * sum(c.net_arch) * _ACTIVATION_BYTES
     )
     memory = total_memory()
+    snapshots = c.max_snapshots * params * _SNAPSHOT_BYTES_PER_PARAMETER
+    if memory is not None and need > memory * MEMORY_FRACTION and snapshots > (need - snapshots):
+        fit = max(0, int((memory * MEMORY_FRACTION - (need - snapshots)) // (params * _SNAPSHOT_BYTES_PER_PARAMETER)))
+        raise OptionError(
+            "--max-snapshots",
+            f"{c.max_snapshots:,} frozen copies of the network ({params:,} parameters, "
+            f"{format_bytes(params * _SNAPSHOT_BYTES_PER_PARAMETER)} each) would need about {format_bytes(need)} "
+            f"of memory with the learner; this machine has {format_bytes(memory)} and a run may use "
+            f"{MEMORY_FRACTION:.0%} of it: give --max-snapshots at most {fit:,}",
+        )
     if memory is not None and need > memory * MEMORY_FRACTION:
         raise OptionError(
             "--net-arch",
@@ -150,16 +165,46 @@ def _check_init(c: TrainConfig) -> None:
         )
 
 
-def _check_baselines(c: TrainConfig) -> None:
-    """Every --eval-baselines agent can be built (and is no file of this run)."""
+def _check_anchors(c: TrainConfig) -> None:
+    """Every --anchors agent can be built (and is no file of this run)."""
     from agents import make_agent
 
-    for i, spec in enumerate(c.eval_baselines):
-        check_spec_not_in_run("--eval-baselines", spec, c.run_dir)
+    for i, spec in enumerate(c.anchors):
+        check_spec_not_in_run("--anchors", spec, c.run_dir)
         try:
             make_agent(spec, seed=i)
         except Exception as e:
-            raise OptionError("--eval-baselines", _load_error(e, spec)) from None
+            raise OptionError("--anchors", _load_error(e, spec)) from None
+
+
+def _check_exploit(c: TrainConfig) -> None:
+    """--exploit-steps: the exploiter's run (sb3, in the run's exploit/ folder) can be trained."""
+    from .exploit import exploit_config
+    from .run_folder import EXPLOIT_DIR
+
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError as e:
+        need = f'trains the exploiter with sb3 ({e}): pip install -e ".[train]"'
+        raise OptionError("--exploit-steps", need) from None
+    try:  # the target (the final model) does not exist yet: a stand-in checks the rest
+        check_config(
+            exploit_config(
+                "random",
+                players=c.players,
+                timesteps=c.exploit_steps,
+                seed=c.seed,
+                games=c.final_eval_games,
+                out=c.run_dir,
+                name=EXPLOIT_DIR,
+                curve_games=c.eval_games,
+                num_envs=c.num_envs if c.backend == "sb3" else None,
+                net_arch=c.net_arch,
+                max_turns=c.max_turns,
+            )
+        )
+    except OptionError as e:
+        raise OptionError("--exploit-steps", f"the exploiter's run cannot start: {e}") from None
 
 
 def train(config: TrainConfig, stop: StopSignal | None = None) -> dict:
@@ -174,10 +219,46 @@ def train(config: TrainConfig, stop: StopSignal | None = None) -> dict:
     set_threads(c.threads)
     if c.overwrite:
         clear_run(c.run_dir)
-    if c.backend == "rllib":
-        from .rllib import train_rllib
+    created = _first_missing(c.run_dir)
+    try:
+        if c.backend == "rllib":
+            from .rllib import train_rllib
 
-        return train_rllib(c, ready.pool, stop)
-    from .sb3 import train_sb3
+            summary = train_rllib(c, ready.pool, stop)
+        else:
+            from .sb3 import train_sb3
 
-    return train_sb3(c, ready.pool, stop, resume_from=ready.resume_from)
+            summary = train_sb3(c, ready.pool, stop, resume_from=ready.resume_from)
+    except ArgumentError:  # found once the trainer started (a model that does not load, a cluster too small)
+        if created is not None:
+            _remove_if_empty(created)
+        raise
+    if c.exploit_steps:
+        from .exploit import exploitability
+        from .run_folder import SUMMARY_FILE
+
+        summary["exploitability"] = exploitability(c, Path(summary["model"]), stop)
+        write_text(c.run_dir / SUMMARY_FILE, json.dumps(summary, indent=2))
+        e = summary["exploitability"]
+        print(
+            f"exploitability: an exploiter of {e['timesteps']:,} steps wins {e['win_rate']:.1%} "
+            f"[{e['ci95'][0]:.1%}, {e['ci95'][1]:.1%}] against the final model (chance {e['chance']:.0%})",
+            flush=True,
+        )
+    return summary
+
+
+def _first_missing(run_dir: Path) -> Path | None:
+    """The outermost folder of ``run_dir`` (itself or a parent) that does not exist yet: what this run creates."""
+    missing = None
+    for p in (run_dir, *run_dir.parents):
+        if p.exists():
+            return missing
+        missing = p
+    return missing
+
+
+def _remove_if_empty(folder: Path) -> None:
+    """Remove ``folder`` (one this run created) if it holds no file: an early error leaves no empty run behind."""
+    if folder.is_dir() and not any(p.is_file() or p.is_symlink() for p in folder.rglob("*")):
+        shutil.rmtree(folder, ignore_errors=True)

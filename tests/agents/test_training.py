@@ -234,6 +234,8 @@ def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
     assert list((out / "checkpoints").glob("model_*.zip"))
     first = json.loads((out / "summary.json").read_text())
     assert first["timesteps"] >= 2000 and set(first["final_evaluation"]) == {"random", "greedy"}
+    assert first["stopped_by"] == "timesteps" and first["budget_seconds"] is None
+    assert (out / "best_model.zip").is_file() and first["best_model"]["timesteps"] <= first["timesteps"]
     # two rollouts of 32 x 32 steps, each timed apart from the evaluation inside it (--eval-every 1500)
     it = first["iterations"]
     assert it["count"] == 2 and it["mean_steps"] == 32 * 32, it
@@ -243,6 +245,8 @@ def test_train_script_end_to_end_and_resume(tmp_path: Path) -> None:
     second = json.loads((out / "summary.json").read_text())
     assert second["timesteps"] >= first["timesteps"] + 1000
     assert second["iterations"]["count"] == 1  # this run's own iterations
+    # the resumed run keeps choosing among all of the run's models, its first part's too
+    assert second["best_model"]["score"] >= first["best_model"]["score"]
     assert len(json.loads((out / "history.json").read_text())) > 3
     agent = PolicyAgent(out / "model.zip")
     state = core.init(6, 2, seed=1)
@@ -291,7 +295,11 @@ def test_train_config_is_checked_once_naming_the_option() -> None:
         ({"opponents": ["greedy", "greedy@2"]}, "--opponents", "'greedy' is given twice"),
         ({"num_env_runners": 2}, "--num-env-runners", "only with --backend rllib"),
         ({"learning_rate": 0}, "--learning-rate", "must be a finite number > 0"),
-        ({"eval_baselines": "random,greedy"}, "--eval-baselines", "must be a list of agent specs"),
+        ({"anchors": "random,greedy"}, "--anchors", "must be a list of agent specs"),
+        ({"budget": "15"}, "--budget", "must be a positive duration such as 90s, 15m, 2h or 1h30m"),
+        ({"budget": 0}, "--budget", "more than 0"),
+        ({"budget": True}, "--budget", "a number of seconds"),
+        ({"eval_games": 2_000_000}, "--eval-games", "1..1000000"),
     ]:
         with pytest.raises(OptionError) as e:
             check_config(TrainConfig(**bad))
@@ -309,10 +317,12 @@ def test_train_py_options_are_the_config_fields() -> None:
     parser = build_parser()
     assert config_from_args(parser.parse_args([])) == TrainConfig()  # the same defaults
     options = {o for a in parser._actions for o in a.option_strings} - {"-h", "--help"}
-    assert options == {option_name(f.name) for f in config_fields()}
+    older = {a for f in config_fields() for a in f.metadata.get("aliases", ())}
+    assert older == {"--eval-baselines"}  # the older name of --anchors
+    assert options == {option_name(f.name) for f in config_fields()} | older
     text = parser.format_help()
     assert "(default: None)" not in text and "(default: False)" not in text
-    assert text.count("(default: 0)") == 2  # --seed's, and --num-env-runners' own words
+    assert text.count("(default: 0)") == 3  # --seed's, --exploit-steps', and --num-env-runners' own words
     for f in config_fields():  # each field's doc is its help (the agent specs filled in)
         first = f.metadata["doc"].split("{")[0].split()[:4]
         assert " ".join(first) in " ".join(text.split()), f.name

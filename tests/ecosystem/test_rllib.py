@@ -195,6 +195,9 @@ def test_train_rllib_end_to_end_and_the_bot_plays_without_ray(tmp_path: Path) ->
     assert summary["backend"] == "rllib" and summary["timesteps"] >= 2048
     assert set(summary["final_evaluation"]) == {"random", "greedy"}
     assert summary["final_evaluation"]["random"]["games"] == 20
+    assert summary["stopped_by"] == "timesteps" and (out / "best_bot.npz").is_file()
+    assert summary["best_model"]["path"] == str(out / "best_bot.npz")
+    assert summary["best_model"]["final_evaluation"]["random"]["games"] == 20
     assert summary["rllib"]["num_env_runners"] == 1 and summary["rllib"]["envs_per_runner"] == 32
     it = summary["iterations"]  # RLlib counts no step for a game's restart, so an iteration has a few more
     assert it["count"] == 2 and 32 * 32 <= it["mean_steps"] < 1.2 * 32 * 32, it

@@ -65,9 +65,17 @@ TRAIN_CASES = [
     (["--max-turns", "0"], "--max-turns"),
     (["--n-steps", "0"], "--n-steps"),
     (["--threads", "0"], "--threads"),
-    (["--eval-baselines", "bogus"], "--eval-baselines"),
-    (["--eval-baselines", ""], "--eval-baselines"),
-    (["--eval-baselines", "random,random"], "--eval-baselines"),
+    (["--anchors", "bogus"], "--anchors"),
+    (["--eval-baselines", "bogus"], "--anchors"),  # the older name of --anchors
+    (["--anchors", ""], "--anchors"),
+    (["--anchors", "random,random"], "--anchors"),
+    (["--anchors", ",".join(f"mc:rollouts={n}" for n in range(1, 12))], "at most 10 agents"),
+    (["--budget", "15"], "--budget"),
+    (["--budget", "0s"], "--budget"),
+    (["--budget", "1d"], "90s, 15m, 2h or 1h30m"),
+    (["--exploit-steps", "-1"], "--exploit-steps"),
+    (["--max-snapshots", "1000000000000"], "give --max-snapshots at most"),
+    (["--eval-games", "1000001"], "--eval-games"),
     (["--timesteps", "-1"], "--timesteps"),
     (["--timesteps", "0"], "--timesteps"),
     (["--resume"], "--resume: no model to resume"),
@@ -137,7 +145,7 @@ def test_train_defaults_pass_the_checks(tmp_path: Path) -> None:
     args = parser.parse_args(["--out", str(tmp_path / "runs")])
     ready = train.check_args(parser, args)
     assert set(ready.pool) == {"greedy", "random"} and ready.config.opponents[-1] == ("self", 0.4)
-    assert ready.config.net_arch == (256, 256) and ready.config.eval_baselines == ("random", "greedy")
+    assert ready.config.net_arch == (256, 256) and ready.config.anchors == ("random", "greedy")
     assert not (tmp_path / "runs").exists()
 
 

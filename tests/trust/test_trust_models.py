@@ -198,7 +198,7 @@ def test_export_command_reads_the_model_without_unpickling(tiny, tmp_path: Path,
     assert not marker.exists()
 
 
-@pytest.mark.parametrize("option", ["--opponents", "--eval-baselines"])
+@pytest.mark.parametrize("option", ["--opponents", "--anchors"])
 def test_train_opponents_read_models_without_unpickling(tiny, tmp_path: Path, capsys, option: str) -> None:
     marker = tmp_path / "ran"
     files = payload_models(tiny, tmp_path, marker)
@@ -210,7 +210,7 @@ def test_train_opponents_read_models_without_unpickling(tiny, tmp_path: Path, ca
         return ["--out", str(out), option, spec]
 
     pool = train.check_args(parser, parser.parse_args(argv(files["data"]))).pool
-    assert option == "--eval-baselines" or str(files["data"]) in pool
+    assert option == "--anchors" or str(files["data"]) in pool
     for which in ("weights", "torch_weights"):
         with pytest.raises(SystemExit) as e:
             train.check_args(parser, parser.parse_args(argv(files[which])))
@@ -917,8 +917,8 @@ def test_an_input_inside_the_runs_own_folder_is_refused(capsys, tmp_path: Path, 
     )
     usage_error(
         capsys,
-        lambda: train.check_args(parser, parser.parse_args(common + ["--eval-baselines", str(run / "model.zip")])),
-        "--eval-baselines",
+        lambda: train.check_args(parser, parser.parse_args(common + ["--anchors", str(run / "model.zip")])),
+        "--anchors",
         "inside the run's own folder",
     )
 

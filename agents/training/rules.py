@@ -1,0 +1,59 @@
+"""The rules of :class:`~agents.training.config.TrainConfig` that tie a trainer's options together
+(``--backend rllib``'s runners and games) or that a model file sets (the network's size); applied
+by ``check_config``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .kinds import OptionError, option_name
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
+
+#: Games played at once without --num-envs.
+DEFAULT_NUM_ENVS = 1024
+#: The options that only --backend rllib takes.
+RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
+
+
+def check_backend(c: TrainConfig) -> dict[str, Any]:
+    """The RLlib options: only with --backend rllib. Returns the games' settings: ``num_envs`` (all
+    games: for rllib, the runners' games together) and, for rllib, the runners and their games."""
+    given = [option_name(n) for n in RLLIB_OPTIONS if getattr(c, n) is not None]
+    if c.backend != "rllib":
+        if given:
+            raise OptionError(given[0], "only with --backend rllib")
+        return {"num_envs": c.num_envs or DEFAULT_NUM_ENVS}
+    if c.address is not None and c.address != "auto":
+        host, sep, port = c.address.rpartition(":")
+        if not sep or not host.strip() or not port.isdigit() or not 0 < int(port) < 65536:
+            raise OptionError(
+                "--address", f"must be host:port of a Ray head (e.g. 10.0.0.5:6379) or 'auto', got {c.address!r}"
+            )
+    runners = c.num_env_runners or 0
+    if c.envs_per_runner is not None and c.num_envs is not None:
+        raise OptionError("--envs-per-runner", "give --envs-per-runner or --num-envs, not both")
+    per_runner = c.envs_per_runner
+    if per_runner is None:
+        per_runner = -(-(c.num_envs or DEFAULT_NUM_ENVS) // max(1, runners))  # rounded up
+    return {"num_envs": per_runner * max(1, runners), "num_env_runners": runners, "envs_per_runner": per_runner}
+
+
+def games_option(config: TrainConfig) -> str:
+    """The option that sets how many games are played at once, for messages."""
+    return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
+
+
+def check_net_arch_size(c: TrainConfig) -> None:
+    """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
+    from agents.files.model_file import MAX_PARAMETERS, parameter_count
+
+    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
+    if params > MAX_PARAMETERS:
+        arch = ",".join(map(str, c.net_arch))
+        raise OptionError(
+            "--net-arch",
+            f"layers {arch} make networks of {params:,} parameters, more than the "
+            f"{MAX_PARAMETERS:,} a model file may hold",
+        )
