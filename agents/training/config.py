@@ -18,6 +18,7 @@ from typing import Any
 
 from aos_env.base.checks import ArgumentError
 
+from . import kinds
 from .kinds import Choice, Flag, Float, IntKind, IntList, Kind, Mix, Names, OptionalText, PathKind, Text, Truncation
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
@@ -28,12 +29,21 @@ DEFAULT_NUM_ENVS = 1024
 DEFAULT_BATCH_SIZE = 2048
 #: The options that only --backend rllib takes.
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
+#: The weightings of --pfsp (agents.league.pfsp.MODES).
+PFSP_MODES = ("hard", "variance", "even")
 #: The opponent spec that stands for the learner's own snapshots.
 SELF = "self"
 
 #: The option groups of ``train.py --help``, in order.
-GROUPS = ("game and run", "opponents and self-play", "network and PPO", "RLlib (--backend rllib)", "evaluation")
-_RUN, _OPPONENTS, _PPO, _RLLIB, _EVAL = GROUPS
+GROUPS = (
+    "game and run",
+    "opponents and self-play",
+    "league",
+    "network and PPO",
+    "RLlib (--backend rllib)",
+    "evaluation",
+)
+_RUN, _OPPONENTS, _LEAGUE, _PPO, _RLLIB, _EVAL = GROUPS
 
 
 class OptionError(ArgumentError):
@@ -170,6 +180,34 @@ class TrainConfig:
         _OPPONENTS,
     )
 
+    # ---- league (docs/league.md)
+    league: bool = setting(
+        True,
+        kinds.Switch(),
+        "train in a league (sb3; rllib keeps plain self-play): the --opponents agents, the snapshots and the "
+        "exploiters, drawn by prioritised fictitious self-play from the learner's recent win rates against "
+        "them; saved in league.json, continued by --resume (docs/league.md). --no-league: the fixed mix",
+        _LEAGUE,
+    )
+    pfsp: str = setting(
+        "hard",
+        Choice(PFSP_MODES),
+        "the weight of a member the learner beats at rate p: hard (1-p)^power, variance p(1-p), even 1",
+        _LEAGUE,
+    )
+    pfsp_power: float = setting(2.0, Float(0, low_open=True), "the power of --pfsp hard, > 0", _LEAGUE)
+    pfsp_floor: float = setting(0.05, Float(0, 1), "a member's least weight, a fraction of the largest", _LEAGUE)
+    league_window: int = setting(500, IntKind(1), "the last games against a member behind its win rate", _LEAGUE)
+    exploiter_every: int = setting(
+        0,
+        IntKind(0),
+        "train an exploiter every this many learner steps (0: never), against a frozen learner; it joins "
+        "if the low end of its Wilson interval over --eval-games games is above 1/--players",
+        _LEAGUE,
+    )
+    exploiter_steps: int = setting(100_000, IntKind(1), "training steps of each exploiter", _LEAGUE)
+    max_exploiters: int = setting(3, IntKind(1), "exploiters kept in the league (oldest dropped)", _LEAGUE)
+
     # ---- network and PPO
     init: Path | None = setting(
         None,
@@ -305,6 +343,8 @@ def check_config(config: TrainConfig) -> TrainConfig:
         raise OptionError(
             "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"
         )
+    if c.exploiter_every and not (c.league and c.backend == "sb3" and c.self_weight > 0):
+        raise OptionError("--exploiter-every", "needs --league, --backend sb3 and 'self' in --opponents")
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
