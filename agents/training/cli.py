@@ -44,7 +44,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         shown = kind.show(f.default)
         help_text = meta["doc"].replace("{spec_help}", SPEC_HELP) + (f" (default: {shown})" if shown else "")
         extra = dict(kind.cli)
-        if extra.get("action") != "store_true":
+        if "action" not in extra:  # a flag (--x, or --x/--no-x) takes no value
             extra["type"] = arg_type(kind.parse, type(kind).__name__.lower())
             if "metavar" in meta:
                 extra["metavar"] = meta["metavar"]

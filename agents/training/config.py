@@ -33,11 +33,12 @@ from .kinds import (  # OptionError and option_name are imported from here too
     OptionalText,
     OptionError,
     PathKind,
+    Switch,
     Text,
     Truncation,
     option_name,
 )
-from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, games_option  # noqa: F401
+from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, check_pairs, games_option  # noqa: F401
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
@@ -46,12 +47,21 @@ TRAINERS = ("sb3", "rllib")
 DEFAULT_BATCH_SIZE = 2048
 #: --timesteps when neither it nor --budget is given.
 DEFAULT_TIMESTEPS = 4_000_000
+#: The weightings of --pfsp (agents.league.pfsp.MODES).
+PFSP_MODES = ("hard", "variance", "even")
 #: The opponent spec that stands for the learner's own snapshots.
 SELF = "self"
 
 #: The option groups of ``train.py --help``, in order.
-GROUPS = ("game and run", "opponents and self-play", "network and PPO", "RLlib (--backend rllib)", "evaluation")
-_RUN, _OPPONENTS, _PPO, _RLLIB, _EVAL = GROUPS
+GROUPS = (
+    "game and run",
+    "opponents and self-play",
+    "league",
+    "network and PPO",
+    "RLlib (--backend rllib)",
+    "evaluation",
+)
+_RUN, _OPPONENTS, _LEAGUE, _PPO, _RLLIB, _EVAL = GROUPS
 
 
 def setting(default: Any, kind: Kind, doc: str, group: str, **cli: Any) -> Any:
@@ -188,6 +198,34 @@ class TrainConfig:
         "stalling never pays better than playing to win), 'zero' (the game's own 0, R7.5) or a number",
         _OPPONENTS,
     )
+
+    # ---- league (docs/league.md)
+    league: bool = setting(
+        True,
+        Switch(),
+        "train in a league (sb3; rllib keeps plain self-play): the --opponents agents, the snapshots and the "
+        "exploiters, drawn by prioritised fictitious self-play from the learner's recent win rates against "
+        "them; saved in league.json, continued by --resume (docs/league.md). --no-league: the fixed mix",
+        _LEAGUE,
+    )
+    pfsp: str = setting(
+        "hard",
+        Choice(PFSP_MODES),
+        "the weight of a member the learner beats at rate p: hard (1-p)^power, variance p(1-p), even 1",
+        _LEAGUE,
+    )
+    pfsp_power: float = setting(2.0, Float(0, low_open=True), "the power of --pfsp hard, > 0", _LEAGUE)
+    pfsp_floor: float = setting(0.05, Float(0, 1), "a member's least weight, a fraction of the largest", _LEAGUE)
+    league_window: int = setting(500, IntKind(1), "the last games against a member behind its win rate", _LEAGUE)
+    exploiter_every: int = setting(
+        0,
+        IntKind(0),
+        "train an exploiter every this many learner steps (0: never), against a frozen learner; it joins "
+        "if the low end of its Wilson interval over --eval-games games is above 1/--players",
+        _LEAGUE,
+    )
+    exploiter_steps: int = setting(100_000, IntKind(1), "training steps of each exploiter", _LEAGUE)
+    max_exploiters: int = setting(3, IntKind(1), "exploiters kept in the league (oldest dropped)", _LEAGUE)
 
     # ---- network and PPO
     init: Path | None = setting(
@@ -348,17 +386,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
             "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {batch_size}"
         )
     check_net_arch_size(c)
-    if c.init is not None:
-        if c.resume:
-            raise OptionError(
-                "--init", "starts a new run; --resume continues one from its own model (give one of them)"
-            )
-        if c.backend != "sb3":
-            raise OptionError("--init", f"is for --backend sb3, got --backend {c.backend}")
-    if c.backend == "rllib" and c.device not in ("cpu", "cuda"):
-        raise OptionError(
-            "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"
-        )
+    check_pairs(c)
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")

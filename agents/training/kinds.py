@@ -10,6 +10,7 @@ turns into ``argument --x: ...``.
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -149,6 +150,26 @@ class Flag(Kind):
 
     def show(self, value: Any) -> str | None:
         return None
+
+
+class _OnOff(argparse.BooleanOptionalAction):
+    """``--x`` / ``--no-x``; its help is given whole (Python 3.9 to 3.12 would add its own default)."""
+
+    def __init__(self, *args: Any, help: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = help
+
+
+class Switch(Kind):
+    """True or False; on the command line ``--x`` (on) or ``--no-x`` (off)."""
+
+    cli = {"action": _OnOff}
+
+    def check(self, option: str, value: Any) -> bool:
+        return check_bool(option, value)
+
+    def show(self, value: Any) -> str | None:
+        return "on" if value else "off"
 
 
 class Text(Kind):

@@ -50,6 +50,8 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
     for name in ("ray", "ray.rllib"):  # RLlib's notes on its API stack and deprecations, not the run's
         logging.getLogger(name).setLevel(logging.ERROR)
     run = Run(c)
+    if c.league:  # the env runners report no results per opponent yet: PFSP has nothing to weigh
+        print("league: --backend rllib trains with plain self-play (the league is sb3's for now)", flush=True)
     started_ray = not ray.is_initialized()
     if c.address is not None:
         _check_reachable(c.address)

@@ -57,3 +57,21 @@ def check_net_arch_size(c: TrainConfig) -> None:
             f"layers {arch} make networks of {params:,} parameters, more than the "
             f"{MAX_PARAMETERS:,} a model file may hold",
         )
+
+
+def check_pairs(c: TrainConfig) -> None:
+    """Options that only go with certain others: --init (a new sb3 run), --device with rllib (Ray
+    assigns the GPU) and --exploiter-every (a league with self-play, on sb3)."""
+    if c.init is not None:
+        if c.resume:
+            raise OptionError(
+                "--init", "starts a new run; --resume continues one from its own model (give one of them)"
+            )
+        if c.backend != "sb3":
+            raise OptionError("--init", f"is for --backend sb3, got --backend {c.backend}")
+    if c.backend == "rllib" and c.device not in ("cpu", "cuda"):
+        raise OptionError(
+            "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"
+        )
+    if c.exploiter_every and not (c.league and c.backend == "sb3" and c.self_weight > 0):
+        raise OptionError("--exploiter-every", "needs --league, --backend sb3 and 'self' in --opponents")

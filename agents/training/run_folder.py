@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.league.records import LEAGUE_FILES
 from aos_env.base.checks import ArgumentError
 from aos_env.base.files import write_text
 
@@ -55,6 +56,7 @@ RUN_FILES = (
     RLLIB_CHECKPOINT,
     CHECKPOINTS,
     TENSORBOARD,
+    *LEAGUE_FILES,
 )
 
 

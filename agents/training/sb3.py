@@ -142,7 +142,7 @@ def train_sb3(
             train_end - t0,
             final,
             model_path,
-            {"iterations": training.finish(train_end, steps_before)},
+            {"iterations": training.finish(train_end, steps_before), **training.extra()},
         )
     except Interrupted:
         pass
@@ -156,14 +156,15 @@ def train_sb3(
         train_end - (t0 or train_end),
         None,
         model_path,
-        {"iterations": iterations},
+        {"iterations": iterations, **(training.extra() if training is not None else {})},
         interrupted=stop.name,
     )
     raise SystemExit(stop.exit_status)
 
 
 class _Callback(BaseCallback):
-    """Self-play snapshots, periodic evaluation, checkpoints; stops learn() on SIGINT/SIGTERM."""
+    """Self-play snapshots (or the league: ``agents.league``), periodic evaluation, checkpoints;
+    stops learn() on SIGINT/SIGTERM."""
 
     def __init__(
         self, config: TrainConfig, model: Any, pool: OpponentPool, run: Run, evaluate: Any, log: Any, stop: StopSignal
@@ -179,7 +180,14 @@ class _Callback(BaseCallback):
         self.rollout_started = 0.0
         self.rollout_ended: float | None = None  # None until the first rollout ends
         self.eval_seconds = 0.0  # snapshots, evaluations and checkpoints during the current rollout
-        if self.selfplay.active and config.resume:
+        self.league = None
+        if config.league:  # the league decides the pool's weights and takes the snapshots
+            from agents.league.trainer import LeagueRun
+
+            self.league = LeagueRun(config, model, pool, run.dir, log)
+            if config.resume and not self.league.resume() and self.selfplay.active:
+                self.league.snapshot(model.num_timesteps)  # a run without a league before: one snapshot to start
+        elif self.selfplay.active and config.resume:
             self._snapshot()
 
     def _on_rollout_start(self) -> None:
@@ -190,12 +198,18 @@ class _Callback(BaseCallback):
     def _on_rollout_end(self) -> None:
         self.rollout_ended = time.time()
         self.sample_seconds.append(self.rollout_ended - self.rollout_started - self.eval_seconds)
+        if self.league is not None:
+            self.league.rollout_end(self.ppo.num_timesteps)
 
     def finish(self, train_end: float, steps_before: int) -> dict:
         """The iterations' times; the last update ends with learn()."""
         if self.rollout_ended is not None and len(self.learn_seconds) < len(self.sample_seconds):
             self.learn_seconds.append(train_end - self.rollout_ended)
         return iteration_times(self.sample_seconds, self.learn_seconds, self.ppo.num_timesteps - steps_before)
+
+    def extra(self) -> dict:
+        """summary.json's sections of the callback's own: ``league`` (its files written too)."""
+        return {} if self.league is None else {"league": self.league.summary()}
 
     def _snapshot(self) -> None:
         from agents import PolicyAgent
@@ -212,12 +226,17 @@ class _Callback(BaseCallback):
 
         c, t = self.config, self.ppo.num_timesteps
         started = time.time()
-        if self.selfplay.due(t):
+        if self.league is not None:
+            self.league.record(self.locals["dones"], self.locals["infos"])
+            self.league.step(t)
+        elif self.selfplay.due(t):
             self._snapshot()
         if t >= self.next_eval:
             self.next_eval += c.eval_every
             self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # the choosing games
             save_model(self.ppo, self.run.dir / CHECKPOINTS / f"model_{t}.zip", c.players)
+            if self.league is not None:
+                self.league.save()
         self.eval_seconds += time.time() - started  # not sampling (RLlib's timer leaves these out too)
         return not self.stop.requested  # False stops learn() after this step
 

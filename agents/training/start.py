@@ -113,6 +113,8 @@ def _check_train_memory(c: TrainConfig) -> None:
     assert c.num_envs is not None and c.batch_size is not None  # a checked config has them
     params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
     copies = c.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
+    if c.league and c.exploiter_every:  # the league's exploiters, and one being trained with its own optimiser
+        copies += c.max_exploiters + 1 + _TRAIN_BYTES_PER_PARAMETER // _SNAPSHOT_BYTES_PER_PARAMETER
     rows = c.num_envs + c.batch_size  # a rollout step's forward pass, a minibatch's forward and backward
     need = (
         params * (_TRAIN_BYTES_PER_PARAMETER + copies * _SNAPSHOT_BYTES_PER_PARAMETER)

@@ -316,13 +316,18 @@ def test_train_py_options_are_the_config_fields() -> None:
 
     parser = build_parser()
     assert config_from_args(parser.parse_args([])) == TrainConfig()  # the same defaults
+    from agents.training.kinds import Switch
+
     options = {o for a in parser._actions for o in a.option_strings} - {"-h", "--help"}
     older = {a for f in config_fields() for a in f.metadata.get("aliases", ())}
     assert older == {"--eval-baselines"}  # the older name of --anchors
-    assert options == {option_name(f.name) for f in config_fields()} | older
+    switches = {"--no-" + option_name(f.name)[2:] for f in config_fields() if isinstance(f.metadata["kind"], Switch)}
+    assert switches == {"--no-league"}
+    assert options == {option_name(f.name) for f in config_fields()} | older | switches
     text = parser.format_help()
     assert "(default: None)" not in text and "(default: False)" not in text
-    assert text.count("(default: 0)") == 3  # --seed's, --exploit-steps', and --num-env-runners' own words
+    # --seed's, --exploit-steps', --exploiter-every's and --num-env-runners' own words
+    assert text.count("(default: 0)") == 4
     for f in config_fields():  # each field's doc is its help (the agent specs filled in)
         first = f.metadata["doc"].split("{")[0].split()[:4]
         assert " ".join(first) in " ".join(text.split()), f.name
