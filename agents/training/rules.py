@@ -4,12 +4,41 @@ by ``check_config``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from .kinds import OptionError, option_name
 
-if TYPE_CHECKING:
-    from .config import TrainConfig
+
+class Options(Protocol):
+    """The options these rules read, read-only (``agents.training.config.TrainConfig`` has them; a protocol
+    keeps the arrow one way: config uses these rules, the rules never import config)."""
+
+    @property
+    def backend(self) -> str: ...
+    @property
+    def address(self) -> str | None: ...
+    @property
+    def device(self) -> str: ...
+    @property
+    def num_envs(self) -> int | None: ...
+    @property
+    def num_env_runners(self) -> int | None: ...
+    @property
+    def envs_per_runner(self) -> int | None: ...
+    @property
+    def net_arch(self) -> tuple[int, ...]: ...
+    @property
+    def init(self) -> Path | None: ...
+    @property
+    def resume(self) -> bool: ...
+    @property
+    def league(self) -> bool: ...
+    @property
+    def exploiter_every(self) -> int: ...
+    @property
+    def self_weight(self) -> float: ...
+
 
 #: Games played at once without --num-envs.
 DEFAULT_NUM_ENVS = 1024
@@ -17,7 +46,7 @@ DEFAULT_NUM_ENVS = 1024
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
 
 
-def check_backend(c: TrainConfig) -> dict[str, Any]:
+def check_backend(c: Options) -> dict[str, Any]:
     """The RLlib options: only with --backend rllib. Returns the games' settings: ``num_envs`` (all
     games: for rllib, the runners' games together) and, for rllib, the runners and their games."""
     given = [option_name(n) for n in RLLIB_OPTIONS if getattr(c, n) is not None]
@@ -40,12 +69,12 @@ def check_backend(c: TrainConfig) -> dict[str, Any]:
     return {"num_envs": per_runner * max(1, runners), "num_env_runners": runners, "envs_per_runner": per_runner}
 
 
-def games_option(config: TrainConfig) -> str:
+def games_option(config: Options) -> str:
     """The option that sets how many games are played at once, for messages."""
     return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
 
 
-def check_net_arch_size(c: TrainConfig) -> None:
+def check_net_arch_size(c: Options) -> None:
     """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
     from agents.files.model_file import MAX_PARAMETERS, parameter_count
 
@@ -59,7 +88,7 @@ def check_net_arch_size(c: TrainConfig) -> None:
         )
 
 
-def check_pairs(c: TrainConfig) -> None:
+def check_pairs(c: Options) -> None:
     """Options that only go with certain others: --init (a new sb3 run), --device with rllib (Ray
     assigns the GPU) and --exploiter-every (a league with self-play, on sb3)."""
     if c.init is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,7 +182,7 @@ def _check_anchors(c: TrainConfig) -> None:
 
 def _check_exploit(c: TrainConfig) -> None:
     """--exploit-steps: the exploiter's run (sb3, in the run's exploit/ folder) can be trained."""
-    from .exploit import exploit_config
+    from .exploiter import exploit_config
     from .run_folder import EXPLOIT_DIR
 
     try:
@@ -236,7 +237,6 @@ def train(config: TrainConfig, stop: StopSignal | None = None) -> dict:
             _remove_if_empty(created)
         raise
     if c.exploit_steps:
-        from .exploit import exploitability
         from .run_folder import SUMMARY_FILE
 
         summary["exploitability"] = exploitability(c, Path(summary["model"]), stop)
@@ -264,3 +264,34 @@ def _remove_if_empty(folder: Path) -> None:
     """Remove ``folder`` (one this run created) if it holds no file: an early error leaves no empty run behind."""
     if folder.is_dir() and not any(p.is_file() or p.is_symlink() for p in folder.rglob("*")):
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def exploitability(config: TrainConfig, target: Path, stop: StopSignal | None = None) -> dict:
+    """``train.py --exploit-steps N``: an exploiter trained in this process for N steps against the
+    run's final model ``target``, in the run's folder ``exploit/`` (replaced by each run), with the
+    run's games per evaluation, seed, games at once, layers, device and threads. Returns its result
+    (``exploit_result``)."""
+    from .exploiter import exploit_config, exploit_result
+    from .run_folder import EXPLOIT_DIR
+
+    c = config
+    run_config = exploit_config(
+        str(target),
+        players=c.players,
+        timesteps=c.exploit_steps,
+        seed=c.seed,
+        games=c.final_eval_games,
+        out=c.run_dir,
+        name=EXPLOIT_DIR,
+        curve_games=c.eval_games,
+        num_envs=c.num_envs if c.backend == "sb3" else None,
+        net_arch=c.net_arch,
+        max_turns=c.max_turns,
+        device=c.device if c.backend == "sb3" else "cpu",
+        threads=c.threads,
+        no_progress=c.no_progress,
+        overwrite=True,  # the run's own exploiter folder: a resumed run measures its new final model
+    )
+    print(f"exploitability: training an exploiter against {target} for {c.exploit_steps:,} steps", flush=True)
+    started = time.time()
+    return exploit_result(train(run_config, stop), str(target), started=started)
