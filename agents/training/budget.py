@@ -24,6 +24,23 @@ _PIECE = re.compile(r"([0-9]+(?:\.[0-9]+)?)([smh])")
 STOPPED_BY_BUDGET, STOPPED_BY_TIMESTEPS, STOPPED_BY_SIGNAL = "budget", "timesteps", "signal"
 
 
+def rounding_note(asked: int | None, n_steps: int, games: int | None) -> str | None:
+    """What a run of ``asked`` learner steps really trains, if that differs: PPO learns from whole
+    rollouts (``--n-steps`` x the games at once), so both trainers go on to the end of the rollout
+    that reaches ``asked``. None when ``asked`` is a whole number of rollouts or unbounded (--budget),
+    or not known yet (a config before ``check_config``)."""
+    if asked is None or games is None:
+        return None
+    rollout = n_steps * games
+    if asked >= UNBOUNDED_TIMESTEPS or asked % rollout == 0:
+        return None
+    whole = -(-asked // rollout) * rollout
+    return (
+        f"note: --timesteps {asked:,} is not a whole number of rollouts of {rollout:,} steps (--n-steps x the "
+        f"games at once): this run trains {whole:,} steps"
+    )
+
+
 def parse_duration(text: str) -> float:
     """Seconds of a duration written ``<number><unit>``, one or more pieces (``90s``, ``15m``,
     ``1.5h``, ``1h30m``). Raises ``ArgumentError("value must be ...")`` naming the forms allowed."""

@@ -20,6 +20,7 @@ import ray
 from aos_env.base.files import atomic_folder
 from aos_env.envs.opponents import OpponentPool
 
+from .budget import rounding_note
 from .config import OptionError, TrainConfig
 from .run_folder import (
     BOT_FILE,
@@ -238,6 +239,9 @@ class _Loop:
         c, trainer, stop = self.c, self.trainer, self.stop
         next_eval = trainer.timesteps + c.eval_every
         target = trainer.timesteps + c.timesteps
+        note = rounding_note(c.timesteps, c.n_steps, c.num_envs)  # an iteration's batch: every runner's games
+        if note:
+            print(note, flush=True)
         bar = tqdm(total=c.timesteps if c.budget is None else None, unit="step", desc="rllib", disable=c.no_progress)
         t0 = time.time()
         while trainer.timesteps < target and not stop.requested:

@@ -23,7 +23,7 @@ except ImportError as e:  # the train extra is optional: say how to install it
 
 from aos_env.envs.opponents import OpponentPool
 
-from .budget import Clock
+from .budget import Clock, rounding_note
 from .config import OptionError, TrainConfig
 from .run_folder import CHECKPOINTS, EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
 from .selfplay import SelfPlay
@@ -118,6 +118,9 @@ def train_sb3(
             run.record(model.num_timesteps, evaluate(c.eval_games, seed=EVAL_SEED), log)
         training = _Callback(c, model, pool, run, evaluate, log, stop)
         budget = _Budget(run.clock, show=not c.no_progress) if c.budget is not None else None
+        note = rounding_note(c.timesteps, c.n_steps, c.num_envs)
+        if note:
+            print(note, flush=True)
         t0 = time.time()
         with stop.deferring():
             model.learn(

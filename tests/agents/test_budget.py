@@ -240,3 +240,14 @@ def test_the_last_message_names_the_curve_only_if_it_was_drawn(tmp_path: Path, c
     (run.dir / "learning_curve.png").write_bytes(b"png")
     run.finish(0, 0, 0.0, None, run.dir / "model.zip")
     assert "curve in" in capsys.readouterr().out
+
+
+def test_a_run_says_when_timesteps_are_rounded_up_to_whole_rollouts() -> None:
+    """--timesteps 4096 with rollouts of 16 x 1024 trains 16,384 steps: the run says so (issue 32)."""
+    from agents.training.budget import UNBOUNDED_TIMESTEPS, rounding_note
+
+    note = rounding_note(4096, 16, 1024)
+    assert note is not None and "--timesteps 4,096" in note and "trains 16,384 steps" in note
+    assert rounding_note(32768, 16, 1024) is None  # two whole rollouts
+    assert rounding_note(UNBOUNDED_TIMESTEPS, 16, 1024) is None  # --budget alone: the clock ends the run
+    assert rounding_note(None, 16, None) is None  # an unchecked config says nothing yet
