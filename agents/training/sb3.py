@@ -25,6 +25,7 @@ from aos_env.envs.opponents import OpponentPool
 
 from .budget import Clock, rounding_note
 from .config import OptionError, TrainConfig
+from .ppo import learner_env, new_ppo
 from .run_folder import CHECKPOINTS, EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
 from .selfplay import SelfPlay
 from .signals import Interrupted, StopSignal
@@ -39,22 +40,13 @@ def train_sb3(
     from agents import PolicyAgent
     from agents.files.model_file import save_model
     from agents.files.sb3_file import saved_timesteps
-    from aos_env.integrations.sb3 import LearnerVecEnv
 
     c = config
     assert c.timesteps is not None, "a checked config (check_config fills --timesteps in)"
     stop = stop or StopSignal()
     run = Run(c, resume_from)
     model_path = run.dir / MODEL_FILE
-    venv = LearnerVecEnv(
-        num_envs=c.num_envs,
-        num_players=c.players,
-        opponents=pool,
-        seed=c.seed,
-        max_turns=c.max_turns,
-        shaping=c.shaping,
-        truncation_reward=c.truncation_reward,
-    )
+    venv = learner_env(c, pool, c.seed)
     env = VecMonitor(venv, info_keywords=("win", "score"))
     if resume_from is None and c.resume:
         resume_from = model_path
@@ -77,25 +69,7 @@ def train_sb3(
             ) from None
         print(f"resuming from {resume_from} ({model.num_timesteps:,} steps)", flush=True)
     else:
-        model = MaskablePPO(
-            "MlpPolicy",
-            env,
-            learning_rate=c.learning_rate,
-            n_steps=c.n_steps,
-            batch_size=c.batch_size,
-            n_epochs=c.n_epochs,
-            gamma=c.gamma,
-            gae_lambda=c.gae_lambda,
-            clip_range=c.clip_range,
-            ent_coef=c.ent_coef,
-            vf_coef=c.vf_coef,
-            max_grad_norm=c.max_grad_norm,
-            policy_kwargs={"net_arch": list(c.net_arch)},
-            tensorboard_log=str(run.dir / TENSORBOARD),
-            seed=c.seed,
-            device=c.device,
-            verbose=0,
-        )
+        model = new_ppo(c, env, c.seed, tensorboard_log=str(run.dir / TENSORBOARD))
         if c.init is not None:
             from agents.files.export import warm_start
 

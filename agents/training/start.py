@@ -182,30 +182,13 @@ def _check_anchors(c: TrainConfig) -> None:
 
 def _check_exploit(c: TrainConfig) -> None:
     """--exploit-steps: the exploiter's run (sb3, in the run's exploit/ folder) can be trained."""
-    from .exploiter import exploit_config
-    from .run_folder import EXPLOIT_DIR
-
     try:
         import sb3_contrib  # noqa: F401
     except ImportError as e:
         need = f'trains the exploiter with sb3 ({e}): pip install -e ".[train]"'
         raise OptionError("--exploit-steps", need) from None
     try:  # the target (the final model) does not exist yet: a stand-in checks the rest
-        check_config(
-            exploit_config(
-                "random",
-                players=c.players,
-                timesteps=c.exploit_steps,
-                seed=c.seed,
-                games=c.final_eval_games,
-                out=c.run_dir,
-                name=EXPLOIT_DIR,
-                curve_games=c.eval_games,
-                num_envs=c.num_envs if c.backend == "sb3" else None,
-                net_arch=c.net_arch,
-                max_turns=c.max_turns,
-            )
-        )
+        check_config(exploit_run_config(c, "random"))
     except OptionError as e:
         raise OptionError("--exploit-steps", f"the exploiter's run cannot start: {e}") from None
 
@@ -271,12 +254,24 @@ def exploitability(config: TrainConfig, target: Path, stop: StopSignal | None = 
     run's final model ``target``, in the run's folder ``exploit/`` (replaced by each run), with the
     run's games per evaluation, seed, games at once, layers, device and threads. Returns its result
     (``exploit_result``)."""
-    from .exploiter import exploit_config, exploit_result
-    from .run_folder import EXPLOIT_DIR
+    from .exploiter import exploit_result
 
     c = config
-    run_config = exploit_config(
-        str(target),
+    run_config = exploit_run_config(c, str(target))
+    print(f"exploitability: training an exploiter against {target} for {c.exploit_steps:,} steps", flush=True)
+    started = time.time()
+    return exploit_result(train(run_config, stop), str(target), started=started)
+
+
+def exploit_run_config(c: TrainConfig, target: str) -> TrainConfig:
+    """The run of ``--exploit-steps``: an exploiter of ``target`` in the run's folder ``exploit/``
+    (replaced by each run: a resumed run measures its new final model), with the run's games per
+    evaluation, seed, final games, games at once, layers, turn limit, device and threads."""
+    from .exploiter import exploit_config
+    from .run_folder import EXPLOIT_DIR
+
+    return exploit_config(
+        target,
         players=c.players,
         timesteps=c.exploit_steps,
         seed=c.seed,
@@ -290,8 +285,5 @@ def exploitability(config: TrainConfig, target: Path, stop: StopSignal | None = 
         device=c.device if c.backend == "sb3" else "cpu",
         threads=c.threads,
         no_progress=c.no_progress,
-        overwrite=True,  # the run's own exploiter folder: a resumed run measures its new final model
+        overwrite=True,
     )
-    print(f"exploitability: training an exploiter against {target} for {c.exploit_steps:,} steps", flush=True)
-    started = time.time()
-    return exploit_result(train(run_config, stop), str(target), started=started)

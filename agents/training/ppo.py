@@ -1,0 +1,51 @@
+"""The learner's env and a fresh MaskablePPO, built from a checked :class:`TrainConfig`: what the SB3
+trainer (``agents.training.sb3``) and the exploiters (``agents.training.exploiter``) both start from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aos_env.envs.opponents import OpponentPool
+
+from .config import TrainConfig
+
+
+def learner_env(c: TrainConfig, opponents: OpponentPool, seed: int) -> Any:
+    """The SB3 view of the batched learner env: ``c.num_envs`` games, the learner in one seat and
+    ``opponents`` drawn for the others, with the config's turn limit, shaping and truncation reward."""
+    from aos_env.integrations.sb3 import LearnerVecEnv
+
+    return LearnerVecEnv(
+        num_envs=c.num_envs,
+        num_players=c.players,
+        opponents=opponents,
+        seed=seed,
+        max_turns=c.max_turns,
+        shaping=c.shaping,
+        truncation_reward=c.truncation_reward,
+    )
+
+
+def new_ppo(c: TrainConfig, env: Any, seed: int, tensorboard_log: str | None = None) -> Any:
+    """A MaskablePPO with the config's network and PPO settings (random weights from ``seed``)."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=c.learning_rate,
+        n_steps=c.n_steps,
+        batch_size=c.batch_size,
+        n_epochs=c.n_epochs,
+        gamma=c.gamma,
+        gae_lambda=c.gae_lambda,
+        clip_range=c.clip_range,
+        ent_coef=c.ent_coef,
+        vf_coef=c.vf_coef,
+        max_grad_norm=c.max_grad_norm,
+        policy_kwargs={"net_arch": list(c.net_arch)},
+        tensorboard_log=tensorboard_log,
+        seed=seed,
+        device=c.device,
+        verbose=0,
+    )
