@@ -740,7 +740,15 @@ def test_resume_continues_from_the_newest_checkpoint(tiny, tmp_path: Path) -> No
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["timesteps"] == 3000 + 512 and summary["interrupted"] is False
     history = json.loads((folder / "history.json").read_text())
-    assert [h["timesteps"] for h in history] == [0, 1000, 3000, 3512]  # the evaluation at 3,500 (lost) is dropped
+    # the evaluation at 3,500 (lost) is dropped; at the end the final model plays the choosing
+    # games, then the final ones
+    assert [(h["timesteps"], h.get("kind", "choose")) for h in history] == [  # (a history before 0.5: no kinds)
+        (0, "choose"),
+        (1000, "choose"),
+        (3000, "choose"),
+        (3512, "choose"),
+        (3512, "final"),
+    ]
     assert model_file.read_meta(folder / "model.zip")["num_players"] == 2
 
 
@@ -841,7 +849,14 @@ def test_a_full_disk_during_training_is_an_error_message(tmp_path: Path, monkeyp
     from agents import training
 
     threads = torch.get_num_threads(), numba.get_num_threads()
-    monkeypatch.setattr(model_file, "save_model", full_disk)
+    real_save = model_file.save_model
+
+    def checkpoints_full(model, path, *args, **kwargs):  # the disk fills up at the first checkpoint
+        if Path(path).parent.name == "checkpoints":
+            full_disk()
+        return real_save(model, path, *args, **kwargs)
+
+    monkeypatch.setattr(model_file, "save_model", checkpoints_full)
     try:
         with pytest.raises(SystemExit) as e:
             training.main(["--out", str(tmp_path), "--name", "r", "--timesteps", "2048", *SMALL])
