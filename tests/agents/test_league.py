@@ -194,7 +194,14 @@ def _league_run(tmp_path: Path, make_exploiter=None, **options):
 
     c = check_config(
         TrainConfig(
-            num_envs=8, n_steps=8, net_arch=(16,), eval_games=20, exploiter_every=100, exploiter_steps=64, **options
+            league=True,
+            num_envs=8,
+            n_steps=8,
+            net_arch=(16,),
+            eval_games=20,
+            exploiter_every=100,
+            exploiter_steps=64,
+            **options,
         )
     )
     pool = OpponentPool({"random": (RandomAgent(seed=1), 1.0)})
@@ -266,7 +273,8 @@ def test_train_py_league_options_are_checked() -> None:
     from agents.training import OptionError, TrainConfig, build_parser, check_config, config_from_args
 
     parser = build_parser()
-    assert config_from_args(parser.parse_args([])).league is True
+    assert config_from_args(parser.parse_args([])).league is False  # opt-in (docs/league.md says why)
+    assert config_from_args(parser.parse_args(["--league"])).league is True
     assert config_from_args(parser.parse_args(["--no-league"])).league is False
     for bad, option, words in [
         ({"league": False, "exploiter_every": 10}, "--exploiter-every", "needs --league"),
@@ -288,7 +296,7 @@ def test_train_py_league_options_are_checked() -> None:
 def test_train_py_league_resumes_with_its_state(tmp_path: Path) -> None:
     from agents.training import main
 
-    args = ["--out", str(tmp_path), "--name", "lg", *TINY]
+    args = ["--league", "--out", str(tmp_path), "--name", "lg", *TINY]
     first = main(["--timesteps", "3000", "--max-snapshots", "2", *args])
     out = tmp_path / "lg"
     section = first["league"]
