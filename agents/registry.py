@@ -150,6 +150,13 @@ def _split(spec: str) -> tuple[str, str, str | None]:
     return (name if looks_like_path else name.strip().lower()), args, ("model" if looks_like_path else None)
 
 
+def spec_file(spec: str) -> str | None:
+    """The file an agent spec names (a model ``.zip``, a bot file ``.npz`` or another path; its
+    options left off), or None for a named agent such as ``greedy`` (the spec is not checked)."""
+    name, _, kind = _split(spec.strip())
+    return name if kind is not None else None
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"mc:rollouts=8"`` -> ``("mc", {"rollouts": 8})``; a model path gives ``(path, options)``.
 

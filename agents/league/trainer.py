@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import spec_file
 from aos_env.base.checks import ArgumentError
 from aos_env.envs.opponents import OpponentPool
 
@@ -49,11 +50,6 @@ def league_of(config: Any, start: int) -> League:
     )
 
 
-def _is_file(spec: str) -> bool:
-    name = spec.split(":")[0]
-    return name.lower().endswith((".zip", ".npz")) or "/" in name
-
-
 class LeagueRun:
     """The league of one SB3 run. ``model``: the MaskablePPO being trained; ``pool``: its env's
     opponents; ``log(tag, value)``: TensorBoard; ``make_exploiter``: how exploiters are trained."""
@@ -71,7 +67,7 @@ class LeagueRun:
         self.make_exploiter = make_exploiter
         self.league = league_of(config, model.num_timesteps)
         for name, weight in pool.weights().items():  # the agents of --opponents (and prepare's placeholder)
-            self.league.add(name, "file" if _is_file(name) else "baseline", model.num_timesteps, weight)
+            self.league.add(name, "file" if spec_file(name) is not None else "baseline", model.num_timesteps, weight)
         self.seconds = 0.0  # exploiters' training and games
 
     # -- resume -----------------------------------------------------------------------------------------

@@ -196,14 +196,11 @@ def check_not_in_run(option: str, path: Path, run_dir: Path) -> None:
 
 def check_spec_not_in_run(option: str, spec: str, run_dir: Path) -> None:
     """An agent spec that names a file may not name one of the run being written."""
-    from agents.registry import parse_spec
+    from agents.registry import spec_file
 
-    try:
-        name, _ = parse_spec(spec)
-    except ArgumentError:
-        return  # make_agent reports it
-    if name.lower().endswith((".zip", ".npz")) or "/" in name or os.sep in name:
-        check_not_in_run(option, Path(name), run_dir)
+    file = spec_file(spec)
+    if file is not None:
+        check_not_in_run(option, Path(file), run_dir)
 
 
 # ---- the run's records ---------------------------------------------------------------------------------

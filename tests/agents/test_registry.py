@@ -113,3 +113,11 @@ def test_an_unknown_entry_point() -> None:
 
 def test_core_knows_nothing_of_the_registry() -> None:
     assert "registry" not in vars(core)
+
+
+def test_spec_file_names_the_file_of_a_spec_and_nothing_for_a_named_agent() -> None:
+    from agents.registry import spec_file
+
+    assert spec_file("runs/x/model.zip:deterministic=false") == "runs/x/model.zip"
+    assert spec_file("bot.npz") == "bot.npz" and spec_file("dir/any") == "dir/any"
+    assert spec_file("greedy") is None and spec_file("mc:rollouts=8") is None and spec_file("bot-v2") is None
