@@ -25,7 +25,6 @@ from .config import OptionError, TrainConfig
 from .run_folder import (
     BOT_FILE,
     CHECKPOINTS,
-    EVAL_SEED,
     RLLIB_CHECKPOINT,
     TENSORBOARD,
     Run,
@@ -168,8 +167,9 @@ class _Loop:
             weights=change.weights,
         )
 
-    def evaluate(self, games: int, seed: int) -> dict:
-        return self.run.evaluate(self.trainer.agent(deterministic=True), games, seed)
+    def choose(self) -> dict:
+        """The policy now, on the choosing games."""
+        return self.run.choose(self.trainer.agent(deterministic=True))
 
     def iterations(self) -> dict:
         s = self.seconds
@@ -205,7 +205,7 @@ class _Loop:
             if self.selfplay.active and self.c.resume:
                 self.snapshot()
             if not run.history:
-                run.record(trainer.timesteps, self.evaluate(self.c.eval_games, seed=EVAL_SEED), self.log)
+                run.record(trainer.timesteps, self.choose(), self.log)
             t0 = time.time()
             train_seconds = self.iterate()
             if self.stop.requested:
@@ -261,7 +261,7 @@ class _Loop:
             if t >= next_eval:
                 next_eval += c.eval_every
                 with stop.deferring():  # an evaluation and a checkpoint are finished before the run stops
-                    self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # choosing games
+                    self.run.record(t, self.choose(), self.log)
                     trainer.save_bot(self.run.dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.base.files)
                     _save_folder(trainer.save, self.checkpoint)
             if self.run.clock.expired():  # --budget: checked after each iteration, so at least one runs

@@ -26,7 +26,7 @@ from aos_env.envs.opponents import OpponentPool
 from .budget import Clock, rounding_note
 from .config import OptionError, TrainConfig
 from .ppo import learner_env, new_ppo
-from .run_folder import CHECKPOINTS, EVAL_SEED, MODEL_FILE, TENSORBOARD, Run, iteration_times
+from .run_folder import CHECKPOINTS, MODEL_FILE, TENSORBOARD, Run, iteration_times
 from .selfplay import SelfPlay
 from .signals import Interrupted, StopSignal
 
@@ -80,8 +80,8 @@ def train_sb3(
     training = None
     t0 = train_end = None
 
-    def evaluate(games: int, seed: int) -> dict:
-        return run.evaluate(PolicyAgent.snapshot(model, deterministic=True), games, seed)
+    def choose() -> dict:  # the model now, on the choosing games
+        return run.choose(PolicyAgent.snapshot(model, deterministic=True))
 
     def log(tag: str, value: float) -> None:
         if hasattr(model, "_logger"):  # the logger exists once learn() has started
@@ -89,8 +89,8 @@ def train_sb3(
 
     try:
         if not run.history:
-            run.record(model.num_timesteps, evaluate(c.eval_games, seed=EVAL_SEED), log)
-        training = _Callback(c, model, pool, run, evaluate, log, stop)
+            run.record(model.num_timesteps, choose(), log)
+        training = _Callback(c, model, pool, run, choose, log, stop)
         budget = _Budget(run.clock, show=not c.no_progress) if c.budget is not None else None
         note = rounding_note(c.timesteps, c.n_steps, c.num_envs)
         if note:
@@ -144,11 +144,11 @@ class _Callback(BaseCallback):
     stops learn() on SIGINT/SIGTERM."""
 
     def __init__(
-        self, config: TrainConfig, model: Any, pool: OpponentPool, run: Run, evaluate: Any, log: Any, stop: StopSignal
+        self, config: TrainConfig, model: Any, pool: OpponentPool, run: Run, choose: Any, log: Any, stop: StopSignal
     ) -> None:
         super().__init__()
         self.config, self.ppo, self.pool, self.run, self.stop = config, model, pool, run, stop
-        self.evaluate, self.log = evaluate, log
+        self.choose, self.log = choose, log
         self.next_eval = model.num_timesteps + config.eval_every
         self.selfplay = SelfPlay(config.self_weight, config.snapshot_every, config.max_snapshots, model.num_timesteps)
         # seconds per iteration: collecting a rollout (without snapshots and evaluations) and the update after it
@@ -210,7 +210,7 @@ class _Callback(BaseCallback):
             self._snapshot()
         if t >= self.next_eval:
             self.next_eval += c.eval_every
-            self.run.record(t, self.evaluate(c.eval_games, seed=EVAL_SEED), self.log)  # the choosing games
+            self.run.record(t, self.choose(), self.log)
             save_model(self.ppo, self.run.dir / CHECKPOINTS / f"model_{t}.zip", c.players)
             if self.league is not None:
                 self.league.save()
