@@ -980,8 +980,10 @@ $("table").addEventListener("click", (e) => {
   if (card) showCard(card.dataset.card);
 });
 $("set-players").onchange = () => settings(view.settings);
-$("settings").addEventListener("toggle", () => {
-  if ($("settings").open && view) { $("set-players").value = String(view.settings.players); settings(view.settings); }
+// On the summary's click, not on "toggle": toggle is queued, so it could land after the first
+// choice a quick user (or a test) makes and undo it. The click runs before the box opens.
+document.querySelector("#settings summary").addEventListener("click", () => {
+  if (!$("settings").open && view) { $("set-players").value = String(view.settings.players); settings(view.settings); }
 });
 $("new").onclick = () => {
   if (busy) return;
