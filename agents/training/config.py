@@ -39,6 +39,7 @@ from .kinds import (  # OptionError and option_name are imported from here too
     option_name,
 )
 from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, check_pairs, games_option  # noqa: F401
+from .schedule import LR_SCHEDULES
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
@@ -245,6 +246,13 @@ class TrainConfig:
         _PPO,
     )
     learning_rate: float = setting(3e-4, Float(0, low_open=True), "Adam learning rate, > 0", _PPO)
+    lr_schedule: str = setting(
+        "constant",
+        Choice(LR_SCHEDULES),
+        "the learning rate over the run: constant, or linear from --learning-rate down to 0 at the "
+        "run's end (its --timesteps or, with sb3, its --budget, whichever comes first)",
+        _PPO,
+    )
     n_steps: int = setting(16, IntKind(1), "steps per env per rollout (rollout = n_steps * num_envs, at least 2)", _PPO)
     batch_size: int | None = setting(
         None,

@@ -7,7 +7,9 @@ from typing import Any
 
 from aos_env.envs.opponents import OpponentPool
 
+from .budget import Clock
 from .config import TrainConfig
+from .schedule import sb3_learning_rate
 
 
 def learner_env(c: TrainConfig, opponents: OpponentPool, seed: int) -> Any:
@@ -26,14 +28,15 @@ def learner_env(c: TrainConfig, opponents: OpponentPool, seed: int) -> Any:
     )
 
 
-def new_ppo(c: TrainConfig, env: Any, seed: int, tensorboard_log: str | None = None) -> Any:
-    """A MaskablePPO with the config's network and PPO settings (random weights from ``seed``)."""
+def new_ppo(c: TrainConfig, env: Any, seed: int, tensorboard_log: str | None = None, clock: Clock | None = None) -> Any:
+    """A MaskablePPO with the config's network and PPO settings (random weights from ``seed``);
+    ``clock``: the run's budget, which ``--lr-schedule linear`` also counts down to."""
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO(
         "MlpPolicy",
         env,
-        learning_rate=c.learning_rate,
+        learning_rate=sb3_learning_rate(c.lr_schedule, c.learning_rate, clock),
         n_steps=c.n_steps,
         batch_size=c.batch_size,
         n_epochs=c.n_epochs,

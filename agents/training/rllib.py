@@ -30,6 +30,7 @@ from .run_folder import (
     Run,
     iteration_times,
 )
+from .schedule import rllib_learning_rate
 from .selfplay import SelfPlay
 from .signals import Interrupted, StopSignal
 
@@ -83,7 +84,7 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
             n_steps=c.n_steps,
             batch_size=c.batch_size,
             n_epochs=c.n_epochs,
-            learning_rate=c.learning_rate,
+            learning_rate=rllib_learning_rate(c.lr_schedule, c.learning_rate, c.timesteps),
             gamma=c.gamma,
             gae_lambda=c.gae_lambda,
             clip_range=c.clip_range,

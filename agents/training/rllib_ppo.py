@@ -46,7 +46,7 @@ def ppo_config(
     n_steps: int,
     batch_size: int,
     n_epochs: int,
-    learning_rate: float,
+    learning_rate: float | list[list[float]],
     gamma: float,
     gae_lambda: float,
     clip_range: float,

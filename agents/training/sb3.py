@@ -27,6 +27,7 @@ from .budget import Clock, rounding_note
 from .config import OptionError, TrainConfig
 from .ppo import learner_env, new_ppo
 from .run_folder import CHECKPOINTS, MODEL_FILE, TENSORBOARD, Run, iteration_times
+from .schedule import sb3_learning_rate
 from .selfplay import SelfPlay
 from .signals import Interrupted, StopSignal
 
@@ -67,9 +68,13 @@ def train_sb3(
             raise OptionError(
                 "--resume", f"cannot continue the run in {run.dir} from {resume_from}: {type(e).__name__}: {e}"
             ) from None
+        # this run's --learning-rate and --lr-schedule, not the saved ones: a linear schedule runs down
+        # over the steps (and budget) of this call, from where the saved run stopped
+        model.learning_rate = sb3_learning_rate(c.lr_schedule, c.learning_rate, run.clock)
+        model._setup_lr_schedule()
         print(f"resuming from {resume_from} ({model.num_timesteps:,} steps)", flush=True)
     else:
-        model = new_ppo(c, env, c.seed, tensorboard_log=str(run.dir / TENSORBOARD))
+        model = new_ppo(c, env, c.seed, tensorboard_log=str(run.dir / TENSORBOARD), clock=run.clock)
         if c.init is not None:
             from agents.files.export import warm_start
 
