@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from aos_env.base.checks import ArgumentError
+from aos_env.base.threads import usable_cores
 
 from .best import ANCHOR_STRIDE, MAX_ANCHORS
 from .budget import UNBOUNDED_TIMESTEPS
@@ -162,11 +163,12 @@ class TrainConfig:
         "exist on this machine (cuda only where torch.cuda.is_available())",
         _RUN,
     )
-    threads: int = setting(
-        1,
-        IntKind(1),
-        "threads of torch and of the compiled engine's parallel kernels (1 is fastest on 2 cores: "
-        "the env and the network take turns in one process, and idle engine threads spin)",
+    threads: int | None = setting(
+        None,
+        IntKind(1, optional=True),
+        "threads of torch and of the compiled engine's parallel kernels in the learner's process "
+        "(default: the cores this process may use; rllib's env runners take one each, as Ray gives "
+        "each one CPU)",
         _RUN,
     )
     no_progress: bool = setting(False, Flag(), "hide the progress bar", _RUN)
@@ -358,7 +360,7 @@ def check_config(config: TrainConfig) -> TrainConfig:
     """Every field of ``config`` checked by its rule, then the rules between fields; returns the
     config with the defaults that depend on other fields filled in (``timesteps``: 4,000,000, or
     ``UNBOUNDED_TIMESTEPS`` with ``budget`` alone; ``num_envs``, ``batch_size`` and, with rllib,
-    ``num_env_runners`` and ``envs_per_runner``) and ``checked`` set. A checked
+    ``num_env_runners`` and ``envs_per_runner``; ``threads``: the usable cores) and ``checked`` set. A checked
     config is returned as it is. Raises :class:`OptionError` naming the first bad option."""
     if not isinstance(config, TrainConfig):
         raise ArgumentError(f"config must be a TrainConfig, got {type(config).__name__}")
@@ -399,7 +401,8 @@ def check_config(config: TrainConfig) -> TrainConfig:
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
-    return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, checked=True, **games)
+    threads = usable_cores() if c.threads is None else c.threads
+    return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, threads=threads, checked=True, **games)
 
 
 #: Every option's documentation: {field: doc} (the help of ``python train.py --help``).

@@ -93,7 +93,7 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
             max_grad_norm=c.max_grad_norm,
             net_arch=list(c.net_arch),
             seed=c.seed,
-            threads=c.threads,
+            threads=(c.threads or 1) if c.num_env_runners == 0 else 1,  # a runner has one CPU (num_cpus_per_env_runner)
             max_turns=c.max_turns,
             shaping=c.shaping,
             truncation_reward=c.truncation_reward,

@@ -202,6 +202,7 @@ def train(config: TrainConfig, stop: StopSignal | None = None) -> dict:
     process then exits with 128 + the signal's number, as ``train.py`` does)."""
     ready = prepare(config)
     c = ready.config
+    assert c.threads is not None, "a checked config (check_config fills --threads in)"
     set_threads(c.threads)
     if c.overwrite:
         clear_run(c.run_dir)

@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
+import os
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, as under
+    taskset or a container's cpuset; else all the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # macOS and Windows have no sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
 
 def set_threads(threads: int) -> None:
     """Threads for torch and for the numba engine's parallel kernels. Between two engine calls the env

@@ -376,3 +376,16 @@ def test_opponent_pool_specs_and_weights() -> None:
         with pytest.raises(ArgumentError):
             pool.set_weights(bad)
         assert pool.weights() == {"random": 0.0, "greedy": 3.0}, "nothing changes on a refused change"
+
+
+def test_threads_default_to_the_usable_cores_and_an_explicit_count_is_kept(monkeypatch) -> None:
+    from agents.training import TrainConfig, check_config
+    from aos_env.base import threads
+    from aos_env.base.checks import ArgumentError
+
+    assert threads.usable_cores() >= 1
+    monkeypatch.setattr("agents.training.config.usable_cores", lambda: 7)
+    assert TrainConfig().threads is None and check_config(TrainConfig()).threads == 7
+    assert check_config(TrainConfig(threads=1)).threads == 1
+    with pytest.raises(ArgumentError, match="--threads"):
+        check_config(TrainConfig(threads=0))
