@@ -29,6 +29,7 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import GreedyAgent, RandomAgent
+    from aos_env.base.threads import usable_cores
     from aos_env.envs.opponents import OpponentPool
     from aos_env.integrations.sb3 import LearnerVecEnv
 
@@ -51,7 +52,8 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
         env_method = timed(LearnerVecEnv.env_method)  # MaskablePPO reads the masks through env_method
 
     args = _train_defaults()
-    train_module().set_threads(args.threads)  # as train.py does: torch's and the engine's threads
+    # as train.py does: torch's and the engine's threads, by default the usable cores
+    train_module().set_threads(args.threads or usable_cores())
     pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
     env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
     model = MaskablePPO(

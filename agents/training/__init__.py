@@ -36,15 +36,8 @@ agent: ``python -m agents.training.exploit``, and ``--exploit-steps``).
 """
 
 from .cli import build_parser, check_args, config_from_args, main, run
-from .config import (
-    DEFAULT_BATCH_SIZE,
-    DEFAULT_NUM_ENVS,
-    MAX_TRAIN_SEED,
-    TRAINERS,
-    OptionError,
-    TrainConfig,
-    check_config,
-)
+from .config import MAX_TRAIN_SEED, TRAINERS, OptionError, TrainConfig, check_config
+from .rules import DEFAULT_BATCH_SIZE, DEFAULT_NUM_ENVS
 from .run_folder import RUN_FILES, Run, clear_run, newest_model, run_holds
 from .signals import Interrupted, StopSignal
 from .start import Prepared, prepare, set_threads, train

@@ -19,6 +19,7 @@ from typing import Any
 from aos_env.base.checks import ArgumentError
 from aos_env.base.threads import usable_cores
 
+from . import rules
 from .best import ANCHOR_STRIDE, MAX_ANCHORS
 from .budget import UNBOUNDED_TIMESTEPS
 from .kinds import (  # OptionError and option_name are imported from here too
@@ -39,14 +40,12 @@ from .kinds import (  # OptionError and option_name are imported from here too
     Truncation,
     option_name,
 )
-from .rules import DEFAULT_NUM_ENVS, RLLIB_OPTIONS, check_backend, check_net_arch_size, check_pairs, games_option  # noqa: F401
 from .schedule import LR_SCHEDULES
 
 #: --seed is at most this: stable-baselines3 seeds numpy's legacy generator, which takes 32-bit seeds.
 MAX_TRAIN_SEED = 2**32 - 1
 #: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
 TRAINERS = ("sb3", "rllib")
-DEFAULT_BATCH_SIZE = 2048
 #: --timesteps when neither it nor --budget is given.
 DEFAULT_TIMESTEPS = 4_000_000
 #: The weightings of --pfsp (agents.league.pfsp.MODES).
@@ -119,7 +118,7 @@ class TrainConfig:
         None,
         IntKind(1, optional=True),
         f"games played in parallel by the batched env (more games amortise the env's per-call cost); "
-        f"with --backend rllib, in all env runners together (default: {DEFAULT_NUM_ENVS})",
+        f"with --backend rllib, in all env runners together (default: {rules.DEFAULT_NUM_ENVS})",
         _RUN,
     )
     seed: int = setting(
@@ -260,7 +259,7 @@ class TrainConfig:
         None,
         IntKind(2, optional=True),
         f"minibatch size, at least 2 and at most the rollout (--n-steps x --num-envs); default: "
-        f"{DEFAULT_BATCH_SIZE}, or the rollout if it is smaller",
+        f"{rules.DEFAULT_BATCH_SIZE}, or the rollout if it is smaller",
         _PPO,
     )
     n_epochs: int = setting(4, IntKind(1), "passes over each rollout", _PPO)
@@ -384,20 +383,10 @@ def check_config(config: TrainConfig) -> TrainConfig:
     timesteps = c.timesteps
     if timesteps is None:  # with --budget alone, the clock ends the run
         timesteps = DEFAULT_TIMESTEPS if c.budget is None else UNBOUNDED_TIMESTEPS
-    games = check_backend(c)
-    rollout = c.n_steps * games["num_envs"]
-    if rollout < 2:  # PPO normalises the advantages over the rollout
-        raise OptionError("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
-    batch_size = c.batch_size
-    if batch_size is None:
-        batch_size = min(DEFAULT_BATCH_SIZE, rollout)
-    elif batch_size > rollout:  # a minibatch is a part of the rollout (RLlib refuses a larger one, SB3 clips it)
-        what = "games" if c.backend == "rllib" else "--num-envs"
-        raise OptionError(
-            "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {batch_size}"
-        )
-    check_net_arch_size(c)
-    check_pairs(c)
+    games = rules.check_backend(c)
+    batch_size = rules.check_rollout(c, games["num_envs"])
+    rules.check_net_arch_size(c)
+    rules.check_pairs(c)
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")

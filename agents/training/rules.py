@@ -38,10 +38,16 @@ class Options(Protocol):
     def exploiter_every(self) -> int: ...
     @property
     def self_weight(self) -> float: ...
+    @property
+    def n_steps(self) -> int: ...
+    @property
+    def batch_size(self) -> int | None: ...
 
 
 #: Games played at once without --num-envs.
 DEFAULT_NUM_ENVS = 1024
+#: The minibatch without --batch-size (or the rollout, if smaller).
+DEFAULT_BATCH_SIZE = 2048
 #: The options that only --backend rllib takes.
 RLLIB_OPTIONS = ("num_env_runners", "envs_per_runner", "address")
 
@@ -104,3 +110,20 @@ def check_pairs(c: Options) -> None:
         )
     if c.exploiter_every and not (c.league and c.backend == "sb3" and c.self_weight > 0):
         raise OptionError("--exploiter-every", "needs --league, --backend sb3 and 'self' in --opponents")
+
+
+def check_rollout(c: Options, games: int) -> int:
+    """The rollout (``--n-steps`` x ``games``) has at least 2 steps, and a minibatch is a part of it
+    (RLlib refuses a larger one, SB3 clips it). Returns the minibatch size: ``--batch-size``, or
+    ``DEFAULT_BATCH_SIZE`` or the rollout, whichever is smaller."""
+    rollout = c.n_steps * games
+    if rollout < 2:  # PPO normalises the advantages over the rollout
+        raise OptionError("--n-steps", f"the rollout (--n-steps x --num-envs = {rollout}) needs at least 2 steps")
+    if c.batch_size is None:
+        return min(DEFAULT_BATCH_SIZE, rollout)
+    if c.batch_size > rollout:
+        what = "games" if c.backend == "rllib" else "--num-envs"
+        raise OptionError(
+            "--batch-size", f"must be at most the rollout (--n-steps x {what} = {rollout}), got {c.batch_size}"
+        )
+    return c.batch_size

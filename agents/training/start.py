@@ -23,7 +23,8 @@ from aos_env.base.files import write_text
 from aos_env.base.threads import set_threads
 from aos_env.envs.opponents import OpponentPool
 
-from .config import SELF, OptionError, TrainConfig, check_config, games_option
+from .config import SELF, OptionError, TrainConfig, check_config
+from .rules import games_option
 from .run_folder import check_not_in_run, check_run_folder, check_spec_not_in_run, check_writable, clear_run
 from .signals import StopSignal
 
