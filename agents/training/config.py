@@ -47,7 +47,7 @@ MAX_TRAIN_SEED = 2**32 - 1
 #: The trainers behind --backend (not to be confused with the engine backends, core.BACKENDS).
 TRAINERS = ("sb3", "rllib")
 #: --timesteps when neither it nor --budget is given.
-DEFAULT_TIMESTEPS = 4_000_000
+DEFAULT_TIMESTEPS = 6_000_000
 #: The weightings of --pfsp (agents.league.pfsp.MODES).
 PFSP_MODES = ("hard", "variance", "even")
 #: The opponent spec that stands for the learner's own snapshots.
@@ -248,10 +248,11 @@ class TrainConfig:
     )
     learning_rate: float = setting(3e-4, Float(0, low_open=True), "Adam learning rate, > 0", _PPO)
     lr_schedule: str = setting(
-        "constant",
+        "linear",
         Choice(LR_SCHEDULES),
-        "the learning rate over the run: constant, or linear from --learning-rate down to 0 at the "
-        "run's end (its --timesteps or, with sb3, its --budget, whichever comes first)",
+        "the learning rate over the run: linear from --learning-rate down to 0 at the run's end (its "
+        "--timesteps or, with sb3, its --budget, whichever comes first), or constant (which, at the "
+        "default rate, broke down into stalled games after 5.5M steps; docs/api.md)",
         _PPO,
     )
     n_steps: int = setting(16, IntKind(1), "steps per env per rollout (rollout = n_steps * num_envs, at least 2)", _PPO)
@@ -357,7 +358,7 @@ def config_fields() -> list[dataclasses.Field]:
 
 def check_config(config: TrainConfig) -> TrainConfig:
     """Every field of ``config`` checked by its rule, then the rules between fields; returns the
-    config with the defaults that depend on other fields filled in (``timesteps``: 4,000,000, or
+    config with the defaults that depend on other fields filled in (``timesteps``: 6,000,000, or
     ``UNBOUNDED_TIMESTEPS`` with ``budget`` alone; ``num_envs``, ``batch_size`` and, with rllib,
     ``num_env_runners`` and ``envs_per_runner``; ``threads``: the usable cores) and ``checked`` set. A checked
     config is returned as it is. Raises :class:`OptionError` naming the first bad option."""

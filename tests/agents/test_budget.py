@@ -56,7 +56,7 @@ def test_durations_are_read_in_seconds_and_bad_ones_name_the_forms() -> None:
 
 
 def test_budget_alone_leaves_the_steps_unbounded() -> None:
-    assert check_config(TrainConfig()).timesteps == 4_000_000  # as before
+    assert check_config(TrainConfig()).timesteps == 6_000_000  # the default
     c = check_config(TrainConfig(budget="15m"))
     assert (c.budget, c.timesteps) == (900.0, UNBOUNDED_TIMESTEPS)
     c = check_config(TrainConfig(budget=90, timesteps=5000))

@@ -13,8 +13,8 @@ from agents.training.budget import UNBOUNDED_TIMESTEPS, Clock
 from agents.training.schedule import LR_SCHEDULES, LinearLR, rllib_learning_rate, sb3_learning_rate
 
 
-def test_constant_is_the_default_and_keeps_the_rate() -> None:
-    assert TrainConfig().lr_schedule == "constant" and LR_SCHEDULES == ("constant", "linear")
+def test_linear_is_the_default_and_constant_keeps_the_rate() -> None:
+    assert TrainConfig().lr_schedule == "linear" and LR_SCHEDULES == ("constant", "linear")
     assert sb3_learning_rate("constant", 3e-4) == 3e-4
     assert rllib_learning_rate("constant", 3e-4, 1000) == 3e-4
 
