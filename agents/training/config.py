@@ -208,7 +208,7 @@ class TrainConfig:
         "train in a league (sb3; rllib keeps plain self-play): the --opponents agents, the snapshots and the "
         "exploiters, drawn by prioritised fictitious self-play from the learner's recent win rates against "
         "them; saved in league.json, continued by --resume (docs/league.md: off by default, as it did not "
-        "beat the fixed mix in the default 4M-step run). --no-league: the fixed --opponents weights",
+        "beat the fixed mix in a 4M-step run). --no-league: the fixed --opponents weights",
         _LEAGUE,
     )
     pfsp: str = setting(
