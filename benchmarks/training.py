@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
@@ -17,56 +16,35 @@ def train_module():
     return training
 
 
-def _train_defaults() -> argparse.Namespace:
-    """``python train.py``'s default settings."""
-    return train_module().build_parser().parse_args([])
-
-
 def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
-    """Train MaskablePPO with train.py's defaults (greedy and random opponents) for ``timesteps``
-    and time the env's part."""
-    from sb3_contrib import MaskablePPO
+    """Train MaskablePPO with train.py's defaults (its checked config and ``new_ppo``; greedy and
+    random opponents) for ``timesteps`` and time the env's part."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import GreedyAgent, RandomAgent
-    from aos_env.base.threads import usable_cores
+    from agents.training.ppo import learner_env, new_ppo
     from aos_env.envs.opponents import OpponentPool
-    from aos_env.integrations.sb3 import LearnerVecEnv
 
+    train = train_module()
+    c = train.check_config(train.TrainConfig(num_envs=num_envs, seed=seed))
+    train.set_threads(c.threads)  # as train.py does: torch's and the engine's threads, by default the usable cores
+    pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
+    venv = learner_env(c, pool, seed)
     spent = [0.0]
 
     def timed(method):
-        def call(self, *args, **kwargs):
+        def call(*args, **kwargs):
             t = time.perf_counter()
-            out = method(self, *args, **kwargs)
+            out = method(*args, **kwargs)
             spent[0] += time.perf_counter() - t
             return out
 
         return call
 
-    class TimedVecEnv(LearnerVecEnv):
-        reset = timed(LearnerVecEnv.reset)
-        step_async = timed(LearnerVecEnv.step_async)
-        step_wait = timed(LearnerVecEnv.step_wait)
-        action_masks = timed(LearnerVecEnv.action_masks)
-        env_method = timed(LearnerVecEnv.env_method)  # MaskablePPO reads the masks through env_method
-
-    args = _train_defaults()
-    # as train.py does: torch's and the engine's threads, by default the usable cores
-    train_module().set_threads(args.threads or usable_cores())
-    pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
-    env = VecMonitor(TimedVecEnv(num_envs=num_envs, num_players=2, opponents=pool, seed=seed, shaping=args.shaping))
-    model = MaskablePPO(
-        "MlpPolicy",
-        env,
-        n_steps=args.n_steps,
-        batch_size=args.batch_size,
-        n_epochs=args.n_epochs,
-        gamma=args.gamma,
-        policy_kwargs={"net_arch": list(args.net_arch)},
-        seed=seed,
-        device="cpu",
-    )
+    # the env's calls, timed on this instance (MaskablePPO reads the masks through env_method)
+    for name in ("reset", "step_async", "step_wait", "action_masks", "env_method"):
+        setattr(venv, name, timed(getattr(venv, name)))
+    model = new_ppo(c, VecMonitor(venv), seed)
     spent[0] = 0.0
     start = time.perf_counter()
     model.learn(total_timesteps=timesteps)
