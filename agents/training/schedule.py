@@ -6,7 +6,7 @@ clock, whichever comes first."""
 
 from __future__ import annotations
 
-from .budget import Clock
+from .budget import UNBOUNDED_TIMESTEPS, Clock
 
 #: The choices of --lr-schedule.
 LR_SCHEDULES = ("constant", "linear")
@@ -41,8 +41,6 @@ def rllib_learning_rate(schedule: str, lr: float, timesteps: int | None) -> floa
     """RLlib's ``lr``: a number, or for ``linear`` the piecewise-linear ``[[step, lr], ...]`` from
     ``lr`` at step 0 to 0 at ``timesteps`` (RLlib's schedules are in steps only: with ``--budget``
     alone the rate stays constant)."""
-    from .budget import UNBOUNDED_TIMESTEPS
-
     if schedule != "linear" or timesteps is None or timesteps >= UNBOUNDED_TIMESTEPS:
         return lr
     return [[0, lr], [timesteps, 0.0]]
