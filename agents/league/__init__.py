@@ -5,8 +5,9 @@ trained against it), the learner's results against each, and the draw weights th
 from them. The rooms: ``pfsp`` (the weightings), ``elo`` (Elo differences with intervals),
 ``state`` (:class:`League`: members, results, bounds, schedule, its JSON), ``exploiters``
 (when one joins, how it is trained and played), ``records`` (league.json, league.png, the
-members' files) and ``trainer`` (:class:`~agents.league.trainer.LeagueRun`, the SB3 trainer's
-side: it imports torch and SB3 when used).
+members' files) and ``trainer`` (:class:`~agents.league.trainer.LeagueRun`, the league in a run,
+and :class:`~agents.league.trainer.SB3Learner`, the SB3 trainer's side; RLlib's is
+``agents.training.rllib_league``: they import torch, SB3 or Ray when used).
 """
 
 from .elo import elo_interval, elo_of, wilson

@@ -1,6 +1,6 @@
 """The league's files in the run folder: ``league.json`` (the state that ``--resume`` continues),
 ``league.png`` (the learner's win rate against each member and its Elo over the training steps)
-and ``league/`` (the learned members' weights, one model file each). Every file is written to a
+and ``league/`` (the learned members' weights, one model or bot file each). Every file is written to a
 temporary name and renamed into place."""
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from .state import League
 
 LEAGUE_FILE = "league.json"
 LEAGUE_PLOT = "league.png"
-#: The learned members' model files: league/self-<steps>.zip, league/exploiter-<steps>.zip.
+#: The learned members' files: league/self-<steps>.zip (.npz with RLlib), league/exploiter-<steps>.zip.
 MEMBERS_FOLDER = "league"
 #: What the league adds to a run folder (``--overwrite`` deletes them with the rest).
 LEAGUE_FILES = (LEAGUE_FILE, LEAGUE_PLOT, MEMBERS_FOLDER)
 
 
-def member_file(kind: str, t: int) -> str:
+def member_file(kind: str, t: int, suffix: str = ".zip") -> str:
     """A learned member's file, relative to the run folder (no '@': a path with '@' would read as a
-    spec@weight in ``--opponents``)."""
-    return f"{MEMBERS_FOLDER}/{'self' if kind == 'snapshot' else kind}-{t}.zip"
+    spec@weight in ``--opponents``); ``suffix``: .zip (a model file) or .npz (a bot file)."""
+    return f"{MEMBERS_FOLDER}/{'self' if kind == 'snapshot' else kind}-{t}{suffix}"
 
 
 def save_league(league: League, run_dir: Path) -> Path:

@@ -1,12 +1,15 @@
-"""The league inside the SB3 trainer: the training callback calls :class:`LeagueRun`, which keeps
-the :class:`~agents.league.state.League` and applies it to the env's ``OpponentPool``.
+"""The league inside a trainer: the trainer calls :class:`LeagueRun`, which keeps the
+:class:`~agents.league.state.League` and applies it to the opponents of the learner's games through a
+:class:`Learner`: :class:`SB3Learner` (the env's ``OpponentPool`` in this process) or the RLlib
+trainer's (``agents.training.rllib``: every env runner's pool, sent over Ray).
 
-- each step, the games that ended (``infos[i]["opponents"]``, ``infos[i]["win"]``) count for the
-  members they were played against;
+- the games that ended count for the members they were played against (:meth:`LeagueRun.record`,
+  from the infos, or :meth:`LeagueRun.record_games`, from the names);
 - at each rollout's end the PFSP weights go to the pool and the figures to TensorBoard
   (``league/winrate/<name>``, ``league/elo``, ``league/pool_size``);
-- every ``--snapshot-every`` steps a snapshot joins (saved to ``league/self-<steps>.zip``), every
-  ``--exploiter-every`` steps an exploiter is trained and may join (``agents.league.exploiters``);
+- every ``--snapshot-every`` steps a snapshot joins (saved to ``league/self-<steps>.zip``, or
+  ``.npz`` with RLlib), every ``--exploiter-every`` steps an exploiter is trained and may join
+  (``agents.league.exploiters``);
 - ``save`` writes ``league.json`` and ``league.png`` (at each evaluation and at the end), and a
   run resumed with ``--resume`` takes its league back (:meth:`LeagueRun.resume`).
 """
@@ -15,9 +18,9 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -30,7 +33,73 @@ from .records import member_file, read_league, save_league
 from .state import LEARNED, League
 
 #: The separator of the opponents' names in an ended game's info (aos_env.envs.learner.Ended).
-_NAMES_SEP = ", "
+NAMES_SEP = ", "
+
+
+class Learner(Protocol):
+    """What the league needs of a trainer: the learner's steps, a frozen copy of it, its weights as a
+    file, and the opponent pool of its games (wherever that pool lives)."""
+
+    #: The file suffix of a snapshot (``save_snapshot``'s format).
+    snapshot_suffix: str
+
+    @property
+    def timesteps(self) -> int: ...
+
+    def frozen(self, seed: int) -> Any:
+        """The learner now, as a sampling agent (an exploiter's target)."""
+
+    def save_snapshot(self, path: Path) -> None:
+        """Write the learner's weights to ``path``."""
+
+    def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
+        """A member joins the pool: its weights are the file ``path`` (``agent``: it, already built)."""
+
+    def remove(self, name: str) -> None:
+        """Stop drawing ``name`` (the games it plays keep it until they end)."""
+
+    def set_weights(self, weights: dict[str, float]) -> None: ...
+
+    def weights(self) -> dict[str, float]:
+        """The pool's draw weights by name."""
+
+
+class SB3Learner:
+    """The SB3 trainer's :class:`Learner`: ``model`` (the MaskablePPO being trained) and ``pool``
+    (its env's opponents, in this process)."""
+
+    snapshot_suffix = ".zip"
+
+    def __init__(self, model: Any, pool: OpponentPool, players: int) -> None:
+        self.model, self.pool, self.players = model, pool, players
+
+    @property
+    def timesteps(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def frozen(self, seed: int) -> Any:
+        from agents import PolicyAgent
+
+        return PolicyAgent.snapshot(self.model, deterministic=False, seed=seed)
+
+    def save_snapshot(self, path: Path) -> None:
+        from agents.files.model_file import save_model
+
+        save_model(self.model, path, self.players)
+
+    def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
+        from agents import PolicyAgent
+
+        self.pool.add(name, PolicyAgent(path, seed=seed, deterministic=False) if agent is None else agent, weight)
+
+    def remove(self, name: str) -> None:
+        self.pool.remove(name)
+
+    def set_weights(self, weights: dict[str, float]) -> None:
+        self.pool.set_weights(weights)
+
+    def weights(self) -> dict[str, float]:
+        return self.pool.weights()
 
 
 def league_of(config: Any, start: int) -> League:
@@ -51,23 +120,23 @@ def league_of(config: Any, start: int) -> League:
 
 
 class LeagueRun:
-    """The league of one SB3 run. ``model``: the MaskablePPO being trained; ``pool``: its env's
-    opponents; ``log(tag, value)``: TensorBoard; ``make_exploiter``: how exploiters are trained."""
+    """The league of one run. ``learner``: the trainer's :class:`Learner`; ``log(tag, value)``:
+    TensorBoard; ``make_exploiter``: how exploiters are trained."""
 
     def __init__(
         self,
         config: Any,
-        model: Any,
-        pool: OpponentPool,
+        learner: Learner,
         run_dir: Path,
         log: Callable[[str, float], None],
         make_exploiter: MakeExploiter = train_ppo_exploiter,
     ) -> None:
-        self.config, self.model, self.pool, self.dir, self.log = config, model, pool, Path(run_dir), log
+        self.config, self.learner, self.dir, self.log = config, learner, Path(run_dir), log
         self.make_exploiter = make_exploiter
-        self.league = league_of(config, model.num_timesteps)
-        for name, weight in pool.weights().items():  # the agents of --opponents (and prepare's placeholder)
-            self.league.add(name, "file" if spec_file(name) is not None else "baseline", model.num_timesteps, weight)
+        t = learner.timesteps
+        self.league = league_of(config, t)
+        for name, weight in learner.weights().items():  # the agents of --opponents (and prepare's placeholder)
+            self.league.add(name, "file" if spec_file(name) is not None else "baseline", t, weight)
         self.seconds = 0.0  # exploiters' training and games
 
     # -- resume -----------------------------------------------------------------------------------------
@@ -81,11 +150,9 @@ class LeagueRun:
             return False
         given = {n: m for n, m in self.league.members.items()}
         try:
-            self.league.restore(data, up_to=self.model.num_timesteps)
+            self.league.restore(data, up_to=self.learner.timesteps)
         except ArgumentError as e:
             raise ArgumentError(f"--resume: {self.dir / 'league.json'}: {e}") from None
-        from agents import PolicyAgent
-
         for name, m in list(self.league.members.items()):
             if m.kind in LEARNED:
                 path = self.dir / (m.file or "")
@@ -93,7 +160,7 @@ class LeagueRun:
                     print(f"league: {name}'s file {path} is missing; it leaves the league", file=sys.stderr)
                     del self.league.members[name]
                     continue
-                self.pool.add(name, PolicyAgent(path, seed=self.config.seed + m.added, deterministic=False), 0.0)
+                self.learner.add(name, path, 0.0, self.config.seed + m.added)
             elif name not in given:
                 del self.league.members[name]
         for name, m in given.items():
@@ -109,19 +176,21 @@ class LeagueRun:
     # -- during training ---------------------------------------------------------------------------------
 
     def record(self, dones: np.ndarray, infos: list[dict]) -> None:
-        """The games that ended in this step count for their opponents."""
-        for i in np.flatnonzero(dones):
-            info = infos[i]
-            names = info.get("opponents")
+        """The games that ended in this step count for their opponents (SB3's step infos)."""
+        self.record_games((infos[i].get("opponents"), bool(infos[i].get("win"))) for i in np.flatnonzero(dones))
+
+    def record_games(self, games: Iterable[tuple[str | None, bool]]) -> None:
+        """Ended games as ``(opponents' names, comma separated; whether the learner won)``."""
+        for names, win in games:
             if names:
-                self.league.record_game(names.split(_NAMES_SEP), 1.0 if info.get("win") else 0.0)
+                self.league.record_game(names.split(NAMES_SEP), 1.0 if win else 0.0)
 
     def apply(self) -> None:
         """The league's weights go to the pool (members that weigh 0 keep a tiny weight of the
         pool's own: only the league decides)."""
         weights = self.league.weights()
         if sum(weights.values()) > 0:
-            self.pool.set_weights(weights)
+            self.learner.set_weights(weights)
 
     def rollout_end(self, t: int) -> None:
         """Weights to the pool, a point of the history, the figures to TensorBoard."""
@@ -142,34 +211,29 @@ class LeagueRun:
         if self.league.exploiter_due(t):
             self.exploiter(t)
 
-    def _join(self, name: str, kind: str, t: int, agent: Any, save: Callable[[Path], Any]) -> None:
-        file = member_file(kind, t)
+    def _join(self, name: str, kind: str, t: int, save: Callable[[Path], Any], agent: Any = None) -> None:
+        suffix = self.learner.snapshot_suffix if kind == "snapshot" else ".zip"
+        file = member_file(kind, t, suffix)
         (self.dir / file).parent.mkdir(parents=True, exist_ok=True)
         save(self.dir / file)
         gone = self.league.add_learned(name, kind, t, file)
         weights = self.league.weights()
-        self.pool.add(name, agent, weights[name])
-        self.pool.set_weights(weights)
+        self.learner.add(name, self.dir / file, weights[name], self.config.seed + t, agent)
+        self.learner.set_weights(weights)
         for m in gone:
-            self.pool.remove(m.name)  # the games it is playing keep it until they end
+            self.learner.remove(m.name)  # the games it is playing keep it until they end
             if m.file is not None:
                 (self.dir / m.file).unlink(missing_ok=True)
         self.save()
 
     def snapshot(self, t: int) -> None:
         """A frozen copy of the learner joins (``self@<t>``)."""
-        from agents import PolicyAgent
-        from agents.files.model_file import save_model
-
-        agent = PolicyAgent.snapshot(self.model, deterministic=False, seed=self.config.seed + t)
-        self._join(f"self@{t}", "snapshot", t, agent, lambda p: save_model(self.model, p, self.config.players))
+        self._join(f"self@{t}", "snapshot", t, self.learner.save_snapshot, self.learner.frozen(self.config.seed + t))
 
     def exploiter(self, t: int) -> dict:
         """Train an exploiter against a frozen learner; it joins if it beats it (``joins``)."""
-        from agents import PolicyAgent
-
         c, started = self.config, time.time()
-        target = PolicyAgent.snapshot(self.model, deterministic=False, seed=c.seed + t)
+        target = self.learner.frozen(c.seed + t)
         seed = exploiter_seed(c.seed, t)
         print(f"league: training an exploiter ({c.exploiter_steps:,} steps) against the learner at {t:,}", flush=True)
         trained = self.make_exploiter(target, c.exploiter_steps, seed, c)
@@ -182,7 +246,7 @@ class LeagueRun:
         verdict = "joins the league" if joined else "does not join"
         print(f"league: {name} won {result['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] against the learner; {verdict}")
         if joined:
-            self._join(name, "exploiter", t, trained.agent, trained.save)
+            self._join(name, "exploiter", t, trained.save, trained.agent)
         self.seconds += time.time() - started
         return entry
 

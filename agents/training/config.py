@@ -205,10 +205,10 @@ class TrainConfig:
     league: bool = setting(
         False,
         Switch(),
-        "train in a league (sb3; rllib keeps plain self-play): the --opponents agents, the snapshots and the "
-        "exploiters, drawn by prioritised fictitious self-play from the learner's recent win rates against "
-        "them; saved in league.json, continued by --resume (docs/league.md: off by default, as it did not "
-        "beat the fixed mix in a 4M-step run). --no-league: the fixed --opponents weights",
+        "train in a league: the --opponents agents, the snapshots and the exploiters, drawn by prioritised "
+        "fictitious self-play from the learner's recent win rates against them (rllib: in every env runner, "
+        "from all runners' games); saved in league.json, continued by --resume (docs/league.md: off by "
+        "default, as it did not beat the fixed mix in a 4M-step run). --no-league: the fixed --opponents weights",
         _LEAGUE,
     )
     pfsp: str = setting(

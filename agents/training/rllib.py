@@ -1,8 +1,10 @@
 """The RLlib trainer: Ray RLlib's PPO (``agents.training.rllib_ppo``) with env runners that each step
 a batch of games, on a local Ray or, with ``--address``, a Ray cluster (``train.py --backend rllib``).
 
-Self-play snapshots are broadcast to every runner's opponent pool; the policy is saved as a numpy
-bot file (``bot.npz``) beside RLlib's checkpoint (``rllib/``, what ``--resume`` continues).
+Self-play snapshots are broadcast to every runner's opponent pool (with ``--league``, the league
+decides the runners' weights from their games: ``agents.training.rllib_league``); the policy is
+saved as a numpy bot file (``bot.npz``) beside RLlib's checkpoint (``rllib/``, what ``--resume``
+continues).
 """
 
 from __future__ import annotations
@@ -51,8 +53,6 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
     for name in ("ray", "ray.rllib"):  # RLlib's notes on its API stack and deprecations, not the run's
         logging.getLogger(name).setLevel(logging.ERROR)
     run = Run(c)
-    if c.league:  # the env runners report no results per opponent yet: PFSP has nothing to weigh
-        print("league: --backend rllib trains with plain self-play (the league is sb3's for now)", flush=True)
     started_ray = not ray.is_initialized()
     if c.address is not None:
         _check_reachable(c.address)
@@ -110,7 +110,7 @@ def train_rllib(config: TrainConfig, pool: OpponentPool, stop: StopSignal | None
                 ) from None
         else:
             trainer = rllib_ppo.RLlibTrainer(ppo, c.players)
-        return _Loop(c, run, trainer, checkpoint, stop).train_and_save()
+        return _Loop(c, run, trainer, checkpoint, stop, pool).train_and_save()
     finally:
         if trainer is not None:
             trainer.stop()
@@ -141,7 +141,9 @@ def _save_folder(save: Callable[[Path], Any], path: Path) -> None:
 class _Loop:
     """One run's training iterations, evaluations, snapshots and saves around an ``RLlibTrainer``."""
 
-    def __init__(self, config: TrainConfig, run: Run, trainer: Any, checkpoint: Path, stop: StopSignal) -> None:
+    def __init__(
+        self, config: TrainConfig, run: Run, trainer: Any, checkpoint: Path, stop: StopSignal, pool: OpponentPool
+    ) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
         self.c, self.run, self.trainer, self.checkpoint, self.stop = config, run, trainer, checkpoint, stop
@@ -154,6 +156,13 @@ class _Loop:
         run.save_best = lambda path: trainer.save_bot(
             path, info={"trained_by": "train.py --backend rllib", "timesteps": trainer.timesteps}
         )
+        self.league = None
+        if config.league:  # the league decides the runners' weights and takes the snapshots
+            from agents.league.trainer import LeagueRun
+
+            from .rllib_league import RLlibLearner
+
+            self.league = LeagueRun(config, RLlibLearner(trainer, pool, config.players), run.dir, self.log)
 
     def log(self, tag: str, value: float) -> None:
         self.writer.add_scalar(tag, value, self.trainer.timesteps)
@@ -177,6 +186,10 @@ class _Loop:
         return iteration_times(
             s["time/sample_seconds"], s["time/learn_seconds"], self.trainer.timesteps - self.steps_before
         )
+
+    def league_summary(self) -> dict:
+        """summary.json's ``league`` section (its files written too), if there is a league."""
+        return {} if self.league is None else {"league": self.league.summary()}
 
     def info(self) -> dict:
         return {
@@ -203,7 +216,10 @@ class _Loop:
         trainer, run = self.trainer, self.run
         t0 = time.time()
         try:
-            if self.selfplay.active and self.c.resume:
+            if self.league is not None:
+                if self.c.resume and not self.league.resume() and self.selfplay.active:
+                    self.league.snapshot(trainer.timesteps)  # a run without a league before: one snapshot to start
+            elif self.selfplay.active and self.c.resume:
                 self.snapshot()
             if not run.history:
                 run.record(trainer.timesteps, self.choose(), self.log)
@@ -215,7 +231,7 @@ class _Loop:
             final = run.conclude(trainer.timesteps, trainer.agent(deterministic=True), self.log)
             self.writer.close()
             steps = trainer.timesteps - self.steps_before
-            extra = {"iterations": self.iterations(), "rllib": self.info()}
+            extra = {"iterations": self.iterations(), "rllib": self.info(), **self.league_summary()}
             return run.finish(trainer.timesteps, steps, train_seconds, final, bot, extra)
         except Interrupted:
             pass
@@ -227,7 +243,7 @@ class _Loop:
             time.time() - t0,
             None,
             bot,
-            {"iterations": self.iterations(), "rllib": self.info()},
+            {"iterations": self.iterations(), "rllib": self.info(), **self.league_summary()},
             interrupted=self.stop.name,
         )
         raise SystemExit(self.stop.exit_status)
@@ -257,12 +273,19 @@ class _Loop:
                 self.log(tag, value)
             self.log("time/iteration_steps_per_second", metrics["env_steps"] / max(time.time() - it, 1e-9))
             t = trainer.timesteps
-            if self.selfplay.due(t):
+            if self.league is not None:  # the runners' games count, then weights, snapshots and exploiters
+                self.league.record_games(trainer.take_games())
+                self.league.rollout_end(t)
+                with stop.deferring():
+                    self.league.step(t)
+            elif self.selfplay.due(t):
                 self.snapshot()
             if t >= next_eval:
                 next_eval += c.eval_every
                 with stop.deferring():  # an evaluation and a checkpoint are finished before the run stops
                     self.run.record(t, self.choose(), self.log)
+                    if self.league is not None:
+                        self.league.save()
                     trainer.save_bot(self.run.dir / CHECKPOINTS / f"bot_{t}.npz")  # atomic (aos_env.base.files)
                     _save_folder(trainer.save, self.checkpoint)
             if self.run.clock.expired():  # --budget: checked after each iteration, so at least one runs

@@ -10,8 +10,10 @@ pools) is ``aos_env.integrations.rllib``. Needs the ``rllib`` extra.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -33,6 +35,11 @@ from aos_env.integrations.rllib import (
 #: How long the driver waits for a runner's samples (RLlib's default of 60 s is shorter than a
 #: loaded machine's cold compile of the engine in a new runner).
 SAMPLE_TIMEOUT_S = 600.0
+#: Ended games an env runner keeps for the league until the driver takes them (``take_games``);
+#: beyond it the oldest are dropped (a run without --league never takes them).
+MAX_KEPT_GAMES = 100_000
+#: This process's env runner's ended games: (the opponents' names, comma separated; a win).
+_GAMES: deque[tuple[str, bool]] = deque(maxlen=MAX_KEPT_GAMES)
 #: The step count that an RLlib checkpoint folder of train.py holds beside RLlib's own files.
 _STEPS_FILE = "aos_timesteps.json"
 
@@ -114,15 +121,29 @@ def ppo_config(
     return config
 
 
-def _on_episode_end(*, episode, metrics_logger=None, **kwargs) -> None:
-    """Each finished game's result, from its last info: averaged by RLlib over the iteration."""
+def _on_episode_end(*, episode, metrics_logger=None, env=None, env_index: int = 0, **kwargs) -> None:
+    """Each finished game's result, from its last info: averaged by RLlib over the iteration, and
+    kept with its opponents' names for the league (``take_games``)."""
+    info = episode.get_infos(-1)
+    names = getattr(env, "ended_opponents", None)  # the vector env's list by game (the single env's: a str)
+    if isinstance(names, list) and env_index < len(names):
+        names = names[env_index]
+    if "win" in info and isinstance(names, str):
+        _GAMES.append((names, bool(info["win"])))
     if metrics_logger is None:
         return
-    info = episode.get_infos(-1)
     if "win" in info:
         metrics_logger.log_value("win_rate", float(info["win"]), reduce="mean", window=1000)
         metrics_logger.log_value("outcome", float(info["outcome"]), reduce="mean", window=1000)
         metrics_logger.log_value("game_length", float(info["length"]), reduce="mean", window=1000)
+
+
+def take_games(env_runner: Any = None) -> list[tuple[str, bool]]:
+    """The games this process's env runner ended since the last call (run it with
+    ``foreach_env_runner``): ``(opponents' names, comma separated; whether the learner won)``."""
+    games = list(_GAMES)
+    _GAMES.clear()
+    return games
 
 
 #: RLlib's timers of the two phases of an iteration, in ``result["timers"]``.
@@ -208,6 +229,16 @@ class RLlibTrainer:
             payload = (name, bot_bytes(self.arrays(), self.num_players), weight, seed)
         fn: Callable = lambda runner: update_opponents(runner, payload, tuple(remove), dict(weights or {}))  # noqa: E731
         self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
+
+    def add_opponent(self, name: str, data: bytes, weight: float, seed: int) -> None:
+        """A bot (a bot file's bytes) joins every env runner's pool as ``name``."""
+        fn: Callable = lambda runner: update_opponents(runner, (name, data, weight, seed))  # noqa: E731
+        self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
+
+    def take_games(self) -> list[tuple[str, bool]]:
+        """The games every env runner ended since the last call, with their opponents (the league's results)."""
+        per_runner = self.algo.env_runner_group.foreach_env_runner(take_games, local_env_runner=True)
+        return [game for games in per_runner for game in (games or [])]
 
     def save_bot(self, path, info: dict | None = None) -> Path:
         return save_bot(self.arrays(), path, self.num_players, info)

@@ -96,7 +96,7 @@ def check_net_arch_size(c: Options) -> None:
 
 def check_pairs(c: Options) -> None:
     """Options that only go with certain others: --init (a new sb3 run), --device with rllib (Ray
-    assigns the GPU) and --exploiter-every (a league with self-play, on sb3)."""
+    assigns the GPU) and --exploiter-every (a league with self-play)."""
     if c.init is not None:
         if c.resume:
             raise OptionError(
@@ -108,8 +108,8 @@ def check_pairs(c: Options) -> None:
         raise OptionError(
             "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"
         )
-    if c.exploiter_every and not (c.league and c.backend == "sb3" and c.self_weight > 0):
-        raise OptionError("--exploiter-every", "needs --league, --backend sb3 and 'self' in --opponents")
+    if c.exploiter_every and not (c.league and c.self_weight > 0):
+        raise OptionError("--exploiter-every", "needs --league and 'self' in --opponents")
 
 
 def check_rollout(c: Options, games: int) -> int:

@@ -164,9 +164,9 @@ class _Callback(BaseCallback):
         self.eval_seconds = 0.0  # snapshots, evaluations and checkpoints during the current rollout
         self.league = None
         if config.league:  # the league decides the pool's weights and takes the snapshots
-            from agents.league.trainer import LeagueRun
+            from agents.league.trainer import LeagueRun, SB3Learner
 
-            self.league = LeagueRun(config, model, pool, run.dir, log)
+            self.league = LeagueRun(config, SB3Learner(model, pool, config.players), run.dir, log)
             if config.resume and not self.league.resume() and self.selfplay.active:
                 self.league.snapshot(model.num_timesteps)  # a run without a league before: one snapshot to start
         elif self.selfplay.active and config.resume:

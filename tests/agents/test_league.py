@@ -187,7 +187,7 @@ def _league_run(tmp_path: Path, make_exploiter=None, **options):
     from sb3_contrib import MaskablePPO
 
     from agents import RandomAgent
-    from agents.league.trainer import LeagueRun
+    from agents.league.trainer import LeagueRun, SB3Learner
     from agents.training import TrainConfig, check_config
     from aos_env.envs.opponents import OpponentPool
     from aos_env.integrations.sb3 import LearnerVecEnv
@@ -208,7 +208,7 @@ def _league_run(tmp_path: Path, make_exploiter=None, **options):
     model = MaskablePPO("MlpPolicy", LearnerVecEnv(num_envs=8, opponents=pool, seed=0), n_steps=8, seed=0)
     logged: dict[str, float] = {}
     kwargs = {} if make_exploiter is None else {"make_exploiter": make_exploiter}
-    return LeagueRun(c, model, pool, tmp_path, logged.__setitem__, **kwargs), pool, logged
+    return LeagueRun(c, SB3Learner(model, pool, c.players), tmp_path, logged.__setitem__, **kwargs), pool, logged
 
 
 @pytest.mark.one_backend
@@ -241,6 +241,99 @@ def test_the_league_trains_an_exploiter_when_due_and_it_joins_only_when_it_wins(
     run.rollout_end(200)
     assert pool.weights() == pytest.approx(run.league.weights())
     assert set(logged) >= {"league/winrate/random", "league/elo", "league/pool_size"}
+
+
+class _FakeRLlibTrainer:
+    """What ``RLlibLearner`` uses of an ``RLlibTrainer``, recorded: the runners' pools are ``pools``."""
+
+    def __init__(self, policy_model) -> None:
+        self.timesteps, self.model, self.calls = 0, policy_model, []
+
+    def agent(self, deterministic: bool = True, seed=0):
+        from agents import PolicyAgent
+
+        return PolicyAgent.snapshot(self.model, deterministic=deterministic, seed=seed)
+
+    def save_bot(self, path, info=None):
+        from agents.files.export import export
+
+        return export(self.model, path, 2, info)
+
+    def add_opponent(self, name, data, weight, seed):
+        self.calls.append(("add", name, data[:2], weight, seed))
+
+    def update_opponents(self, add=None, remove=(), weights=None):
+        self.calls.append(("update", tuple(remove), dict(weights or {})))
+
+
+@pytest.mark.one_backend
+def test_the_rllib_league_sends_members_as_bot_files_and_counts_the_runners_games(tmp_path: Path, monkeypatch) -> None:
+    """--backend rllib's league (agents.training.rllib_league): snapshots are bot files (.npz), an
+    exploiter's model file is sent as a bot file, departures and weights reach the runners, and the
+    games the runners ended count for their opponents."""
+    from sb3_contrib import MaskablePPO
+
+    from agents import RandomAgent
+    from agents.files.model_file import save_model
+    from agents.league import trainer
+    from agents.league.exploiters import Trained
+    from agents.league.trainer import LeagueRun
+    from agents.training import TrainConfig, check_config
+    from agents.training.rllib_league import RLlibLearner
+    from aos_env.envs.opponents import OpponentPool
+    from aos_env.integrations.sb3 import LearnerVecEnv
+
+    pool = OpponentPool({"random": (RandomAgent(seed=1), 1.0)})  # the pool the runners start from
+    model = MaskablePPO("MlpPolicy", LearnerVecEnv(num_envs=8, opponents=pool, seed=0), n_steps=8, seed=0)
+    fake = _FakeRLlibTrainer(model)  # its policy stands for the RLlib module's
+    c = check_config(
+        TrainConfig(league=True, num_envs=8, n_steps=8, net_arch=(16,), exploiter_every=100, max_snapshots=1)
+    )
+    run = LeagueRun(
+        c,
+        RLlibLearner(fake, pool, 2),
+        tmp_path,
+        lambda tag, value: None,
+        make_exploiter=lambda target, steps, seed, config: Trained(target, lambda path: save_model(model, path, 2)),
+    )
+    assert set(run.league.members) == {"random"}
+    run.snapshot(10)
+    assert (tmp_path / "league" / "self-10.npz").is_file()
+    assert fake.calls[0][:3] == ("add", "self@10", b"PK")  # a bot file (an .npz is a zip)
+    monkeypatch.setattr(
+        trainer, "play_exploiter", lambda *a: {"wins": 20, "games": 20, "win_rate": 1.0, "ci95": [0.84, 1.0]}
+    )
+    run.step(100)  # an exploiter is due: it wins, joins, and its model file goes to the runners as a bot file
+    added = [call[1] for call in fake.calls if call[0] == "add"]
+    assert added == ["self@10", "exploiter@100"] and (tmp_path / "league" / "exploiter-100.zip").is_file()
+    fake.timesteps = 300
+    run.snapshot(300)  # max_snapshots=1: self@10 leaves every runner's pool and its file goes
+    assert ("update", ("self@10",), {}) in fake.calls and not (tmp_path / "league" / "self-10.npz").exists()
+    run.record_games([("random", True), ("random", False), ("exploiter@100, random", False), (None, True)])
+    assert run.league.members["random"].games == 3 and run.league.members["exploiter@100"].games == 1
+    run.rollout_end(300)
+    sent = [call[2] for call in fake.calls if call[0] == "update" and call[2]][-1]
+    assert sent == pytest.approx(run.league.weights()) and set(sent) == {"random", "exploiter@100", "self@300"}
+    assert run.learner.weights() == pytest.approx(sent)
+
+
+def test_rllib_runners_keep_their_ended_games_for_the_league() -> None:
+    """The episode-end callback keeps each ended game's opponents and result; ``take_games`` hands
+    them over once."""
+    pytest.importorskip("ray.rllib", reason="needs the rllib extra")
+    from types import SimpleNamespace
+
+    from agents.training import rllib_ppo
+
+    rllib_ppo.take_games()
+    env = SimpleNamespace(ended_opponents=[None, "greedy", "self@10, random"])
+    for index, win in ((1, True), (2, False)):
+        episode = SimpleNamespace(get_infos=lambda i, win=win: {"win": win, "outcome": 1.0, "length": 9})
+        rllib_ppo._on_episode_end(episode=episode, env=env, env_index=index)
+    single = SimpleNamespace(ended_opponents="bot")  # the single env's: one game
+    rllib_ppo._on_episode_end(episode=SimpleNamespace(get_infos=lambda i: {"win": True}), env=single, env_index=0)
+    assert rllib_ppo.take_games() == [("greedy", True), ("self@10, random", False), ("bot", True)]
+    assert rllib_ppo.take_games() == []
 
 
 def test_league_json_is_written_atomically(tmp_path: Path, monkeypatch) -> None:

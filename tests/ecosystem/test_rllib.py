@@ -154,7 +154,8 @@ def test_env_creator_gives_each_runner_a_vector_env_with_the_dict_observation() 
 @pytest.mark.one_backend
 def test_train_rllib_end_to_end_and_the_bot_plays_without_ray(tmp_path: Path) -> None:
     """Two iterations on a local Ray with one env runner (the env raises on an illegal action),
-    a self-play snapshot broadcast, then the saved bot plays legal moves in a process without Ray."""
+    a self-play snapshot broadcast; two more in a league (--resume --league); then the saved bot
+    plays legal moves in a process without Ray."""
     common = [
         "--backend",
         "rllib",
@@ -203,6 +204,27 @@ def test_train_rllib_end_to_end_and_the_bot_plays_without_ray(tmp_path: Path) ->
     assert it["count"] == 2 and 32 * 32 <= it["mean_steps"] < 1.2 * 32 * 32, it
     assert 0 < it["sample_seconds"] and 0 < it["learn_seconds"]
     assert it["sample_seconds"] + it["learn_seconds"] <= summary["train_seconds"]
+    # resumed in a league: the runners' games count for their opponents, a snapshot is a bot file
+    # sent to the runners, and an exploiter is trained against the learner
+    league_args = [
+        "--timesteps",
+        "2048",
+        "--resume",
+        "--league",
+        "--exploiter-every",
+        "1024",
+        "--exploiter-steps",
+        "64",
+    ]
+    subprocess.run(
+        [sys.executable, str(ROOT / "train.py"), *league_args, *common], check=True, cwd=tmp_path, timeout=600
+    )
+    section = json.loads((out / "summary.json").read_text())["league"]
+    members = {m["name"]: m for m in section["members"]}
+    assert {"greedy", "random"} <= set(members) and sum(members[n]["games"] for n in ("greedy", "random")) > 0
+    files = [m["file"] for m in json.loads((out / "league.json").read_text())["members"] if m["kind"] == "snapshot"]
+    assert files and all(f.endswith(".npz") and (out / f).is_file() for f in files)
+    assert section["exploiters"] and (out / "league.json").is_file() and (out / "league.png").is_file()
     code = f"""
 import sys
 import numpy as np
