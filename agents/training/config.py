@@ -190,7 +190,8 @@ class TrainConfig:
     shaping: float = setting(
         0.02,
         Float(0),
-        "reward per point of change in the learner's score lead (0 = only the final +1/-1)",
+        "reward per point of change in the learner's score lead (0 = only the final +1/-1; at 0.05 a 6M-step "
+        "run learned to stall to the turn limit, docs/api.md)",
         _OPPONENTS,
     )
     truncation_reward: str | float | None = setting(
