@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,7 +34,7 @@ from .records import member_file, read_league, save_league
 from .state import LEARNED, League
 
 #: The separator of the opponents' names in an ended game's info (aos_env.envs.learner.Ended).
-NAMES_SEP = ", "
+_NAMES_SEP = ", "
 
 
 class Learner(Protocol):
@@ -51,6 +52,9 @@ class Learner(Protocol):
 
     def save_snapshot(self, path: Path) -> None:
         """Write the learner's weights to ``path``."""
+
+    def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
+        """The learner as it is now joins the pool (its weights were just saved to ``path``)."""
 
     def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
         """A member joins the pool: its weights are the file ``path`` (``agent``: it, already built)."""
@@ -86,6 +90,9 @@ class SB3Learner:
         from agents.files.model_file import save_model
 
         save_model(self.model, path, self.players)
+
+    def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
+        self.pool.add(name, self.frozen(seed), weight)  # a copy in memory, on the learner's device
 
     def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
         from agents import PolicyAgent
@@ -183,7 +190,7 @@ class LeagueRun:
         """Ended games as ``(opponents' names, comma separated; whether the learner won)``."""
         for names, win in games:
             if names:
-                self.league.record_game(names.split(NAMES_SEP), 1.0 if win else 0.0)
+                self.league.record_game(names.split(_NAMES_SEP), 1.0 if win else 0.0)
 
     def apply(self) -> None:
         """The league's weights go to the pool (members that weigh 0 keep a tiny weight of the
@@ -211,14 +218,17 @@ class LeagueRun:
         if self.league.exploiter_due(t):
             self.exploiter(t)
 
-    def _join(self, name: str, kind: str, t: int, save: Callable[[Path], Any], agent: Any = None) -> None:
+    def _join(
+        self, name: str, kind: str, t: int, save: Callable[[Path], Any], add: Callable[[str, Path, float, int], None]
+    ) -> None:
+        """``save(path)`` writes the member's file, ``add(name, path, weight, seed)`` puts it in the pool."""
         suffix = self.learner.snapshot_suffix if kind == "snapshot" else ".zip"
         file = member_file(kind, t, suffix)
         (self.dir / file).parent.mkdir(parents=True, exist_ok=True)
         save(self.dir / file)
         gone = self.league.add_learned(name, kind, t, file)
         weights = self.league.weights()
-        self.learner.add(name, self.dir / file, weights[name], self.config.seed + t, agent)
+        add(name, self.dir / file, weights[name], self.config.seed + t)
         self.learner.set_weights(weights)
         for m in gone:
             self.learner.remove(m.name)  # the games it is playing keep it until they end
@@ -228,7 +238,7 @@ class LeagueRun:
 
     def snapshot(self, t: int) -> None:
         """A frozen copy of the learner joins (``self@<t>``)."""
-        self._join(f"self@{t}", "snapshot", t, self.learner.save_snapshot, self.learner.frozen(self.config.seed + t))
+        self._join(f"self@{t}", "snapshot", t, self.learner.save_snapshot, self.learner.add_snapshot)
 
     def exploiter(self, t: int) -> dict:
         """Train an exploiter against a frozen learner; it joins if it beats it (``joins``)."""
@@ -246,7 +256,7 @@ class LeagueRun:
         verdict = "joins the league" if joined else "does not join"
         print(f"league: {name} won {result['win_rate']:.1%} [{lo:.1%}, {hi:.1%}] against the learner; {verdict}")
         if joined:
-            self._join(name, "exploiter", t, trained.save, trained.agent)
+            self._join(name, "exploiter", t, trained.save, partial(self.learner.add, agent=trained.agent))
         self.seconds += time.time() - started
         return entry
 

@@ -36,6 +36,9 @@ class RLlibLearner:
             path, info={"trained_by": "train.py --backend rllib --league", "timesteps": self.timesteps}
         )
 
+    def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
+        self.add(name, path, weight, seed)  # the bot file just saved: the runners play bot files
+
     def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
         """``path``: a bot file (a snapshot) or a model file (an exploiter), sent as a bot file."""
         self.trainer.add_opponent(name, bot_file_bytes(Path(path), self.players), weight, seed)
