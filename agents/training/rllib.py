@@ -172,7 +172,7 @@ class _Loop:
         t = self.trainer.timesteps
         change = self.selfplay.snapshot(t)
         self.trainer.update_opponents(
-            add=(change.name, change.weights[change.name], self.c.seed + t),
+            add=(change.name, self.trainer.policy_bytes(), change.weights[change.name], self.c.seed + t),
             remove=change.removed,
             weights=change.weights,
         )

@@ -41,7 +41,7 @@ class RLlibLearner:
 
     def add(self, name: str, path: Path, weight: float, seed: int, agent: Any = None) -> None:
         """``path``: a bot file (a snapshot) or a model file (an exploiter), sent as a bot file."""
-        self.trainer.add_opponent(name, bot_file_bytes(Path(path), self.players), weight, seed)
+        self.trainer.update_opponents(add=(name, bot_file_bytes(Path(path), self.players), weight, seed))
         self._weights[name] = weight
 
     def remove(self, name: str) -> None:

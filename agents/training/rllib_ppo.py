@@ -215,24 +215,19 @@ class RLlibTrainer:
         """The current policy as a numpy ``BotAgent``."""
         return bot_agent(self.arrays(), self.num_players, deterministic=deterministic, seed=seed)
 
+    def policy_bytes(self) -> bytes:
+        """The current policy as a bot file's bytes: a frozen snapshot the env runners can play."""
+        return bot_bytes(self.arrays(), self.num_players)
+
     def update_opponents(
         self,
-        add: tuple[str, float, int] | None = None,
+        add: tuple[str, bytes, float, int] | None = None,
         remove: tuple[str, ...] = (),
         weights: Mapping[str, float] | None = None,
     ) -> None:
-        """Change the opponent pool of every env runner's env; ``add=(name, weight, seed)`` adds a
-        frozen snapshot of the current policy (sent as bot bytes, played with numpy)."""
-        payload = None
-        if add is not None:
-            name, weight, seed = add
-            payload = (name, bot_bytes(self.arrays(), self.num_players), weight, seed)
-        fn: Callable = lambda runner: update_opponents(runner, payload, tuple(remove), dict(weights or {}))  # noqa: E731
-        self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
-
-    def add_opponent(self, name: str, data: bytes, weight: float, seed: int) -> None:
-        """A bot (a bot file's bytes) joins every env runner's pool as ``name``."""
-        fn: Callable = lambda runner: update_opponents(runner, (name, data, weight, seed))  # noqa: E731
+        """Change the opponent pool of every env runner's env: ``add=(name, bot file bytes, weight,
+        seed)`` adds a bot (played with numpy), ``remove`` drops members, ``weights`` sets weights."""
+        fn: Callable = lambda runner: update_opponents(runner, add, tuple(remove), dict(weights or {}))  # noqa: E731
         self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
 
     def take_games(self) -> list[tuple[str, bool]]:

@@ -259,11 +259,12 @@ class _FakeRLlibTrainer:
 
         return export(self.model, path, 2, info)
 
-    def add_opponent(self, name, data, weight, seed):
-        self.calls.append(("add", name, data[:2], weight, seed))
-
     def update_opponents(self, add=None, remove=(), weights=None):
-        self.calls.append(("update", tuple(remove), dict(weights or {})))
+        if add is not None:
+            name, data, weight, seed = add
+            self.calls.append(("add", name, data[:2], weight, seed))
+        if remove or weights:
+            self.calls.append(("update", tuple(remove), dict(weights or {})))
 
 
 @pytest.mark.one_backend
