@@ -17,6 +17,7 @@ trainer's (``agents.training.rllib``: every env runner's pool, sent over Ray).
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -52,6 +53,9 @@ class Learner(Protocol):
 
     def save_snapshot(self, path: Path) -> None:
         """Write the learner's weights to ``path``."""
+
+    def save_bot(self, path: Path) -> None:
+        """Write the learner's weights to ``path`` as a bot file (what an exploiter starts from)."""
 
     def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
         """The learner as it is now joins the pool (its weights were just saved to ``path``)."""
@@ -90,6 +94,11 @@ class SB3Learner:
         from agents.files.model_file import save_model
 
         save_model(self.model, path, self.players)
+
+    def save_bot(self, path: Path) -> None:
+        from agents.files.export import export
+
+        export(self.model, path, self.players)
 
     def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
         self.pool.add(name, self.frozen(seed), weight)  # a copy in memory, on the learner's device
@@ -245,12 +254,22 @@ class LeagueRun:
         c, started = self.config, time.time()
         target = self.learner.frozen(c.seed + t)
         seed = exploiter_seed(c.seed, t)
-        print(f"league: training an exploiter ({c.exploiter_steps:,} steps) against the learner at {t:,}", flush=True)
-        trained = self.make_exploiter(target, c.exploiter_steps, seed, c)
+        start = "from the learner" if c.exploiter_start == "learner" else "from scratch"
+        print(
+            f"league: training an exploiter ({c.exploiter_steps:,} steps, {start}) against the learner at {t:,}",
+            flush=True,
+        )
+        with tempfile.TemporaryDirectory() as tmp:
+            init = None
+            if c.exploiter_start == "learner":  # it starts even with the learner and learns its weaknesses
+                init = Path(tmp) / "learner.npz"
+                self.learner.save_bot(init)
+            trained = self.make_exploiter(target, c.exploiter_steps, seed, c, init)
         result = play_exploiter(trained.agent, target, c.players, c.eval_games, EXPLOITER_EVAL_SEED + t, c.max_turns)
         name = f"exploiter@{t}"
         joined = joins(result["wins"], result["games"], c.players)
-        entry = {"t": t, "name": name, **result, "joined": joined, "seconds": time.time() - started}
+        entry = {"t": t, "name": name, "start": c.exploiter_start, **result, "joined": joined}
+        entry["seconds"] = time.time() - started
         self.league.exploiters.append(entry)
         lo, hi = result["ci95"]
         verdict = "joins the league" if joined else "does not join"

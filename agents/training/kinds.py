@@ -172,6 +172,13 @@ class Switch(Kind):
         return "on" if value else "off"
 
 
+def run_name(text: str) -> str:
+    """A run's folder name (``--name``): not empty, not ``.`` or ``..``, no path separator."""
+    if not text.strip() or text in (".", "..") or "/" in text or "\\" in text:
+        raise ArgumentError(f"value must be a folder name (not empty, no '/'), got {text!r}")
+    return text
+
+
 class Text(Kind):
     """A non-empty string that ``rule(text)`` accepts (it raises ``ArgumentError("value ...")``)."""
 

@@ -36,6 +36,9 @@ class RLlibLearner:
             path, info={"trained_by": "train.py --backend rllib --league", "timesteps": self.timesteps}
         )
 
+    def save_bot(self, path: Path) -> None:
+        self.save_snapshot(path)  # a snapshot is a bot file already
+
     def add_snapshot(self, name: str, path: Path, weight: float, seed: int) -> None:
         self.add(name, path, weight, seed)  # the bot file just saved: the runners play bot files
 

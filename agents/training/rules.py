@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
+from .best import MAX_ANCHORS
 from .kinds import OptionError, option_name
 
 
@@ -16,6 +17,12 @@ class Options(Protocol):
 
     @property
     def backend(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def max_turns(self) -> int: ...
+    @property
+    def anchors(self) -> tuple[str, ...]: ...
     @property
     def address(self) -> str | None: ...
     @property
@@ -92,6 +99,18 @@ def check_net_arch_size(c: Options) -> None:
             f"layers {arch} make networks of {params:,} parameters, more than the "
             f"{MAX_PARAMETERS:,} a model file may hold",
         )
+
+
+def check_limits(c: Options) -> None:
+    """Limits that depend on another option or on the evaluation: --max-turns gives every seat a
+    turn, and at most ``MAX_ANCHORS`` anchors."""
+    if c.max_turns < c.players:
+        raise OptionError(
+            "--max-turns",
+            f"must be at least --players ({c.players}): every seat, the learner's too, needs a turn; got {c.max_turns}",
+        )
+    if len(c.anchors) > MAX_ANCHORS:
+        raise OptionError("--anchors", f"takes at most {MAX_ANCHORS} agents, got {len(c.anchors)}")
 
 
 def check_pairs(c: Options) -> None:

@@ -219,8 +219,9 @@ def test_the_league_trains_an_exploiter_when_due_and_it_joins_only_when_it_wins(
 
     calls = []
 
-    def fake(target, steps, seed, config):
+    def fake(target, steps, seed, config, init):
         calls.append((steps, seed))
+        assert init is not None and init.suffix == ".npz"  # --exploiter-start learner: a bot file of it
         return Trained(GreedyAgent(), lambda path: Path(path).write_bytes(b"weights"))
 
     run, pool, logged = _league_run(tmp_path, fake)
@@ -241,6 +242,54 @@ def test_the_league_trains_an_exploiter_when_due_and_it_joins_only_when_it_wins(
     run.rollout_end(200)
     assert pool.weights() == pytest.approx(run.league.weights())
     assert set(logged) >= {"league/winrate/random", "league/elo", "league/pool_size"}
+
+
+@pytest.mark.one_backend
+@pytest.mark.parametrize("start", ["learner", "scratch"])
+def test_an_exploiter_starts_from_the_learners_weights_or_from_scratch(tmp_path: Path, start: str) -> None:
+    """--exploiter-start learner (the default) hands the exploiter a bot file of the frozen learner;
+    scratch hands it nothing (random weights); league.json records which."""
+    from agents import GreedyAgent
+    from agents.league.exploiters import Trained
+    from agents.players.bot import BotNet
+
+    seen = []
+
+    def fake(target, steps, seed, config, init):
+        seen.append(None if init is None else BotNet(init).policy.weights[0].copy())
+        return Trained(GreedyAgent(), lambda path: Path(path).write_bytes(b"weights"))
+
+    run, _, _ = _league_run(tmp_path, fake, exploiter_start=start)
+    run.step(100)
+    if start == "scratch":
+        assert seen == [None]
+    else:
+        first = run.learner.model.policy.mlp_extractor.policy_net[0].weight.detach().numpy().T
+        np.testing.assert_allclose(seen[0], first, rtol=1e-6)
+    assert run.league.exploiters[-1]["start"] == start
+
+
+def test_train_exploiter_starts_from_a_bot_file(tmp_path: Path) -> None:
+    """agents.training.exploiter.train_exploiter(init=BOT): the exploiter's networks start as the bot's
+    (at a learning rate of 1e-12 they are still the bot's after a rollout)."""
+    from sb3_contrib import MaskablePPO
+
+    from agents import RandomAgent
+    from agents.files.export import export
+    from agents.players.bot import BotNet
+    from agents.training import TrainConfig, check_config
+    from agents.training.exploiter import train_exploiter
+    from aos_env.integrations.sb3 import LearnerVecEnv
+
+    net = {"net_arch": [16]}
+    other = MaskablePPO("MlpPolicy", LearnerVecEnv(num_envs=4, seed=1), n_steps=4, seed=3, policy_kwargs=net)
+    bot = export(other, tmp_path / "start.npz", 2)
+    c = check_config(TrainConfig(num_envs=8, n_steps=8, net_arch=(16,), learning_rate=1e-12))
+    model = train_exploiter(RandomAgent(seed=0), 64, 0, c, init=bot)
+    got = model.policy.mlp_extractor.policy_net[0].weight.detach().numpy().T
+    np.testing.assert_allclose(got, BotNet(bot).policy.weights[0], atol=1e-6)
+    fresh = train_exploiter(RandomAgent(seed=0), 64, 0, c)
+    assert not np.allclose(fresh.policy.mlp_extractor.policy_net[0].weight.detach().numpy().T, got, atol=1e-3)
 
 
 class _FakeRLlibTrainer:
@@ -295,7 +344,9 @@ def test_the_rllib_league_sends_members_as_bot_files_and_counts_the_runners_game
         RLlibLearner(fake, pool, 2),
         tmp_path,
         lambda tag, value: None,
-        make_exploiter=lambda target, steps, seed, config: Trained(target, lambda path: save_model(model, path, 2)),
+        make_exploiter=lambda target, steps, seed, config, init: Trained(
+            target, lambda path: save_model(model, path, 2)
+        ),
     )
     assert set(run.league.members) == {"random"}
     run.snapshot(10)
