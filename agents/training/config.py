@@ -231,7 +231,7 @@ class TrainConfig:
         "learner",
         Choice(EXPLOITER_STARTS),
         "what an exploiter starts from: learner (the frozen learner's weights: it starts even and learns its "
-        "weaknesses) or scratch (random weights: at 400,000 steps one won 4% against a 6M-step learner)",
+        "weaknesses) or scratch (random weights: at 400,000 steps they won 2-4% against a 6-12M-step learner)",
         _LEAGUE,
     )
 
