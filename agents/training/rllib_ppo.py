@@ -221,12 +221,16 @@ class RLlibTrainer:
 
     def update_opponents(
         self,
-        add: tuple[str, bytes, float, int] | None = None,
+        add: tuple[str, bytes, float, int] | tuple[str, float, int] | None = None,
         remove: tuple[str, ...] = (),
         weights: Mapping[str, float] | None = None,
     ) -> None:
         """Change the opponent pool of every env runner's env: ``add=(name, bot file bytes, weight,
-        seed)`` adds a bot (played with numpy), ``remove`` drops members, ``weights`` sets weights."""
+        seed)`` adds a bot (played with numpy), ``add=(name, weight, seed)`` a frozen copy of the
+        current policy; ``remove`` drops members, ``weights`` sets weights."""
+        if add is not None and len(add) == 3:
+            name, weight, seed = add
+            add = (name, self.policy_bytes(), weight, seed)
         fn: Callable = lambda runner: update_opponents(runner, add, tuple(remove), dict(weights or {}))  # noqa: E731
         self.algo.env_runner_group.foreach_env_runner(fn, local_env_runner=True)
 
