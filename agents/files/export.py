@@ -35,22 +35,15 @@ def export(model, out, num_players: int, info: dict | None = None, dtype=np.floa
     a path to a .zip saved by train.py) to a bot file ``out``. ``num_players``: the game size it was
     trained for; ``info``: anything to keep with it (the training command, its results). A path is
     read by ``agents.files.model_file.load_policy``, which runs no code from the file."""
-    import torch.nn as nn
-
     out = _bot_path(out)
     if isinstance(model, (str, os.PathLike)) and same_file(model, out):
         raise ArgumentError(f"out {str(out)!r} is the model file itself: give another path for the bot file")
     pol = _policy(model)
-    acts = {type(m).__name__ for m in pol.mlp_extractor.modules() if not isinstance(m, (nn.Linear, nn.Sequential))}
-    acts.discard("MlpExtractor")
-    if len(acts) != 1 or next(iter(acts)).lower() not in ACTIVATIONS:
+    acts = _activations(pol)
+    if len(acts) != 1 or next(iter(acts)) not in ACTIVATIONS:
         raise ArgumentError(f"export: the networks must use one activation of {', '.join(ACTIVATIONS)}, found {acts}")
     arrays: dict[str, np.ndarray] = {}
-    for prefix, body, head in (
-        ("pi", pol.mlp_extractor.policy_net, pol.action_net),
-        ("vf", pol.mlp_extractor.value_net, pol.value_net),
-    ):
-        linears = [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
+    for prefix, linears in _linears(pol).items():  # a shared trunk goes into both networks
         for i, lin in enumerate(linears):
             with np.errstate(over="ignore"):  # a weight float16 cannot hold becomes inf, refused below
                 arrays[f"{prefix}_w{i}"] = lin.weight.detach().cpu().numpy().T.astype(dtype)
@@ -98,12 +91,28 @@ def _policy(model):
     return load_policy(model)
 
 
-def _linears(policy) -> dict[str, list]:
-    """The Linear layers of a MaskablePPO policy's two networks, input first: {"pi": [...], "vf": [...]}."""
+def _activations(policy) -> set[str]:
+    """The activations (lower-case class names) of a MaskablePPO policy's networks and trunk."""
     import torch.nn as nn
 
+    from .trunk import Trunk
+
+    trunk = getattr(policy, "features_extractor", None)
+    parts = [policy.mlp_extractor] + ([trunk] if isinstance(trunk, Trunk) else [])
+    skip = (nn.Linear, nn.Sequential, Trunk)
+    return {type(m).__name__.lower() for p in parts for m in p.modules() if not isinstance(m, skip)} - {"mlpextractor"}
+
+
+def _linears(policy) -> dict[str, list]:
+    """The Linear layers of a MaskablePPO policy's two networks, input first: {"pi": [...], "vf": [...]};
+    the layers of a shared trunk (``agents.files.trunk``) begin both lists."""
+    import torch.nn as nn
+
+    from .trunk import trunk_of
+
+    trunk = trunk_of(policy)
     return {
-        prefix: [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
+        prefix: trunk + [m for m in body.modules() if isinstance(m, nn.Linear)] + [head]
         for prefix, body, head in (
             ("pi", policy.mlp_extractor.policy_net, policy.action_net),
             ("vf", policy.mlp_extractor.value_net, policy.value_net),
@@ -117,7 +126,9 @@ def warm_start(policy, bot) -> dict:
     widened to this one: each input it read keeps its weights (``obs_layout.to_version`` is a 0/1
     matrix from the new entries to the old), so a new decision shown to it as an old one (a
     Homunculus flip as a Research flip) starts with that one's weights and an entry it has no
-    counterpart for (Nightmare's question) starts at zero. Returns the bot's meta."""
+    counterpart for (Nightmare's question) starts at zero. A policy with a shared trunk
+    (``--shared-trunk``) takes its trunk from the bot's policy network, whose first layers have the
+    trunk's sizes. Returns the bot's meta."""
     import torch
 
     from aos_env.core.obs_layout import to_version
@@ -127,10 +138,12 @@ def warm_start(policy, bot) -> dict:
         raise ArgumentError(f"init: bot {str(bot)!r} has no value network to start from")
     layers = _linears(policy)
     widen = to_version(np.eye(core.OBS_DIM, dtype=np.float32), net.obs_version)  # (OBS_DIM, the bot's dim)
-    act = {type(m).__name__.lower() for m in policy.mlp_extractor.modules()} & set(ACTIVATIONS)
+    act = _activations(policy) & set(ACTIVATIONS)
     if act != {net.meta["activation"]}:
         raise ArgumentError(f"init: bot {str(bot)!r} uses {net.meta['activation']}, the model {', '.join(act) or '?'}")
-    for prefix, (bot_weights, biases) in (("pi", net.policy), ("vf", net.value)):
+    # the value network first: with a shared trunk the policy's layers are written last into it, so
+    # the policy plays as the bot did (the value head then starts on the policy's trunk)
+    for prefix, (bot_weights, biases) in (("vf", net.value), ("pi", net.policy)):
         weights = [widen @ bot_weights[0].astype(np.float32)] + bot_weights[1:]
         want = [tuple(lin.weight.shape[::-1]) for lin in layers[prefix]]
         if [w.shape for w in weights] != want:

@@ -14,6 +14,10 @@ reads it with :func:`load_policy`:
 - the network built from the JSON architecture and the weights loaded strictly (every name and
   shape as the architecture says, finite numbers only).
 
+A model with a shared trunk (``train.py --shared-trunk``, ``agents.files.trunk``) has format version
+2 and a "trunk" entry (its layer sizes; ``net_arch`` then holds the heads' own layers), so an older
+reader refuses it by its version; this one builds the trunk from those sizes.
+
 A model saved by SB3's own ``model.save("x.zip")`` (PPO or MaskablePPO, ``MlpPolicy``) has no JSON
 member: its architecture is then taken from the shapes of the tensors in ``policy.pth`` and its
 activation from the plain-text description SB3 writes beside the pickled ``policy_kwargs`` in the
@@ -61,6 +65,9 @@ from .sb3_plain import MAX_LAYERS, MAX_PARAMETERS, expected_shapes, parameter_co
 MEMBER = "aos_env_model.json"
 FORMAT = "aos-model"
 FORMAT_VERSION = 1
+#: The format version of a model with a shared trunk (``agents.files.trunk``; its meta has "trunk"):
+#: an older reader refuses it by its version rather than by its unexpected weights.
+TRUNK_FORMAT_VERSION = 2
 #: Activation names of the JSON member (the bot format's too).
 ACTIVATIONS = ("tanh", "relu")
 #: Player counts a model can be trained for.
@@ -94,6 +101,13 @@ def _hidden_sizes(policy) -> dict[str, list[int]]:
     }
 
 
+def _trunk_sizes(policy) -> list[int]:
+    """The layer sizes of a live policy's shared trunk ([] without one)."""
+    from .trunk import trunk_of
+
+    return [lin.out_features for lin in trunk_of(policy)]
+
+
 def _activation_name(policy) -> str:
     import torch.nn as nn
 
@@ -111,25 +125,29 @@ def model_meta(model, num_players: int) -> dict:
     """The JSON member for a live MaskablePPO ``model`` trained for ``num_players`` players."""
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
+    from .trunk import Trunk
+
     if not is_int(num_players) or num_players not in PLAYER_COUNTS:
         raise fail("num_players", "2, 3 or 4", num_players)
     policy = getattr(model, "policy", None)
     if policy is None or not hasattr(policy, "mlp_extractor"):
         raise fail("model", "a MaskablePPO model", model)
     check_spaces(policy.observation_space, policy.action_space, "save_model: the model")
-    if not isinstance(policy.features_extractor, FlattenExtractor) or not policy.share_features_extractor:
+    if not isinstance(policy.features_extractor, (FlattenExtractor, Trunk)) or not policy.share_features_extractor:
         raise ArgumentError(
             "save_model: the policy must read the observation as it is (SB3's MlpPolicy: "
-            "FlattenExtractor, shared by both networks)"
+            "FlattenExtractor) or through one shared trunk (agents.files.trunk.Trunk), shared by both networks"
         )
+    trunk = _trunk_sizes(policy)
     return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": TRUNK_FORMAT_VERSION if trunk else FORMAT_VERSION,
         "obs_version": core.OBS_VERSION,
         "obs_dim": core.OBS_DIM,
         "num_actions": core.NUM_ACTIONS,
         "num_players": int(num_players),
         "net_arch": _hidden_sizes(policy),
+        **({"trunk": trunk} if trunk else {}),
         "activation": _activation_name(policy),
     }
 
@@ -167,7 +185,7 @@ def check_meta(meta: Any, path) -> dict:
         raise refuse_model(path, f"{MEMBER} is not a JSON object")
     if meta.get("format") != FORMAT:
         raise refuse_model(path, f"{MEMBER} has format {meta.get('format')!r}, expected {FORMAT!r}")
-    _int_in(meta, "format_version", (FORMAT_VERSION,), path)
+    version = _int_in(meta, "format_version", (FORMAT_VERSION, TRUNK_FORMAT_VERSION), path)
     for key, want, what in (
         ("obs_version", core.OBS_VERSION, "observation version"),
         ("obs_dim", core.OBS_DIM, "observation size"),
@@ -185,7 +203,11 @@ def check_meta(meta: Any, path) -> dict:
     arch = meta.get("net_arch")
     if not isinstance(arch, dict) or set(arch) != {"pi", "vf"}:
         raise refuse_model(path, f'{MEMBER} has net_arch {arch!r}, expected {{"pi": [sizes], "vf": [sizes]}}')
-    for key, sizes in arch.items():
+    trunk = meta.get("trunk", [])
+    if ("trunk" in meta) != (version == TRUNK_FORMAT_VERSION) or (version == TRUNK_FORMAT_VERSION and not trunk):
+        must = "must" if version == TRUNK_FORMAT_VERSION else "must not"
+        raise refuse_model(path, f"{MEMBER} of format_version {version} {must} have a trunk")
+    for key, sizes in (*arch.items(), ("trunk", trunk)):
         if (
             not isinstance(sizes, list)
             or len(sizes) > MAX_LAYERS
@@ -193,18 +215,21 @@ def check_meta(meta: Any, path) -> dict:
         ):
             raise refuse_model(
                 path,
-                f"{MEMBER} has net_arch[{key!r}] {sizes!r}, expected a list of at most {MAX_LAYERS} layer sizes >= 1",
+                f"{MEMBER} has {key if key == 'trunk' else f'net_arch[{key!r}]'} {sizes!r}, expected a list of at "
+                f"most {MAX_LAYERS} layer sizes >= 1",
             )
-    if parameter_count(arch) > MAX_PARAMETERS:
+    if parameter_count(arch, trunk) > MAX_PARAMETERS:
         raise refuse_model(
             path,
-            f"its networks {arch} would have {parameter_count(arch):,} parameters, more than the "
+            f"its networks {arch} would have {parameter_count(arch, trunk):,} parameters, more than the "
             f"{MAX_PARAMETERS:,} a model file may have",
         )
     activation = meta.get("activation")
     if activation not in ACTIVATIONS:
         raise refuse_model(path, f"{MEMBER} has activation {activation!r}, expected one of {', '.join(ACTIVATIONS)}")
-    return {**meta, "num_players": num_players, "net_arch": {k: [int(s) for s in v] for k, v in arch.items()}}
+    arch = {k: [int(s) for s in v] for k, v in arch.items()}
+    shared = {"trunk": [int(s) for s in trunk]} if trunk else {}
+    return {**meta, "num_players": num_players, "net_arch": arch, **shared}
 
 
 def model_path(path) -> Path:
@@ -264,7 +289,7 @@ def read_model(path) -> tuple[dict, dict]:
         else:
             state = _read_weights(z, meta, path)
             check_tensors(state, path)
-    _check_shapes(state, expected_shapes(meta["net_arch"]), path)
+    _check_shapes(state, expected_shapes(meta["net_arch"], meta.get("trunk", [])), path)
     return meta, state
 
 
@@ -297,21 +322,21 @@ def build_policy(meta: dict):
 
     from aos_env.envs.spaces import observation_box
 
+    from .trunk import trunk_policy_kwargs
+
     activation = {"tanh": nn.Tanh, "relu": nn.ReLU}[meta["activation"]]
-    return MaskableActorCriticPolicy(
-        observation_box(),
-        spaces.Discrete(core.NUM_ACTIONS),
-        lambda _: 0.0,
-        net_arch={k: list(v) for k, v in meta["net_arch"].items()},
-        activation_fn=activation,
-    )
+    heads = {k: list(v) for k, v in meta["net_arch"].items()}
+    trunk = meta.get("trunk", [])
+    plain = {"net_arch": heads, "activation_fn": activation}
+    kwargs = trunk_policy_kwargs(trunk, heads, activation) if trunk else plain
+    return MaskableActorCriticPolicy(observation_box(), spaces.Discrete(core.NUM_ACTIONS), lambda _: 0.0, **kwargs)
 
 
 def _read_weights(z: zipfile.ZipFile, meta: dict | None, path) -> dict:
     if WEIGHTS_MEMBER not in z.namelist():
         raise refuse_model(path, f"has no {WEIGHTS_MEMBER} (the policy's weights) inside")
     info = z.getinfo(WEIGHTS_MEMBER)
-    params = parameter_count(meta["net_arch"]) if meta is not None else MAX_PARAMETERS
+    params = parameter_count(meta["net_arch"], meta.get("trunk", [])) if meta is not None else MAX_PARAMETERS
     check_member_size(z, info, params * MAX_BYTES_PER_PARAMETER + WEIGHTS_OVERHEAD_BYTES, path)
     if meta is not None and info.file_size < 2 * params:  # float16, the smallest real float, has 2 bytes
         raise refuse_model(

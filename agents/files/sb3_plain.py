@@ -26,16 +26,21 @@ SB3_ACTIVATIONS = {
     "<class 'torch.nn.modules.activation.Tanh'>": "tanh",
     "<class 'torch.nn.modules.activation.ReLU'>": "relu",
 }
+#: The state dict names of a shared trunk (``agents.files.trunk``): SB3 registers the one extractor
+#: under all three (the file stores its tensors once).
+TRUNK_NAMES = ("features_extractor", "pi_features_extractor", "vf_features_extractor")
 #: policy_kwargs that do not change the network a plain SB3 model plays with.
 SB3_HARMLESS_KWARGS = ("net_arch", "activation_fn", "ortho_init", "optimizer_class", "optimizer_kwargs")
 
 
-def parameter_count(net_arch: dict[str, list[int]]) -> int:
+def parameter_count(net_arch: dict[str, list[int]], trunk: list[int] | tuple[int, ...] = ()) -> int:
     """Weights and biases of the policy network (to ``core.NUM_ACTIONS`` logits) and of the value
-    network (to one value) for hidden sizes ``{"pi": [...], "vf": [...]}``."""
-    total = 0
+    network (to one value) for hidden sizes ``{"pi": [...], "vf": [...]}``, after the layers of a
+    shared ``trunk`` (counted once) if there is one."""
+    sizes = [core.OBS_DIM, *trunk]
+    total = sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
     for key, out in (("pi", core.NUM_ACTIONS), ("vf", 1)):
-        sizes = [core.OBS_DIM, *net_arch[key], out]
+        sizes = [[core.OBS_DIM, *trunk][-1], *net_arch[key], out]
         total += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
     return total
 
@@ -68,15 +73,25 @@ def sb3_activation(z: zipfile.ZipFile, path) -> str:
     return SB3_ACTIVATIONS[activation]
 
 
-def expected_shapes(net_arch: dict[str, list[int]]) -> dict[str, tuple[int, ...]]:
+def expected_shapes(
+    net_arch: dict[str, list[int]], trunk: list[int] | tuple[int, ...] = ()
+) -> dict[str, tuple[int, ...]]:
     """The state dict's names and shapes of SB3's MlpPolicy with hidden sizes ``net_arch`` (without
-    building it): mlp_extractor.{policy,value}_net.{0,2,...}, action_net and value_net."""
+    building it): mlp_extractor.{policy,value}_net.{0,2,...}, action_net and value_net; with a shared
+    ``trunk`` (``agents.files.trunk``), its layers first, under each name SB3 registers it by."""
     shapes: dict[str, tuple[int, ...]] = {}
+    width = core.OBS_DIM
+    for i, size in enumerate(trunk):
+        for name in TRUNK_NAMES:
+            shapes[f"{name}.net.{2 * i}.weight"] = (size, width)
+            shapes[f"{name}.net.{2 * i}.bias"] = (size,)
+        width = size
+    first = width
     for key, body, head, out in (
         ("pi", "policy_net", "action_net", core.NUM_ACTIONS),
         ("vf", "value_net", "value_net", 1),
     ):
-        width = core.OBS_DIM
+        width = first
         for i, size in enumerate(net_arch[key]):
             shapes[f"mlp_extractor.{body}.{2 * i}.weight"] = (size, width)
             shapes[f"mlp_extractor.{body}.{2 * i}.bias"] = (size,)

@@ -146,12 +146,7 @@ class TrainConfig:
         "--resume an existing run is never written over",
         _RUN,
     )
-    max_turns: int = setting(
-        200,
-        IntKind(1),
-        "turn limit of a game (over all players), at least --players (every seat gets a turn)",
-        _RUN,
-    )
+    max_turns: int = setting(200, IntKind(1), "turn limit of a game (all players' turns), at least --players", _RUN)
     device: str = setting(
         "cpu",
         Text(str, "device"),
@@ -178,10 +173,7 @@ class TrainConfig:
         _OPPONENTS,
     )
     snapshot_every: int = setting(
-        250_000,
-        IntKind(1),
-        "add a frozen copy of the learner to the self-play pool every this many steps",
-        _OPPONENTS,
+        250_000, IntKind(1), "add a frozen copy of the learner to the self-play pool every this many steps", _OPPONENTS
     )
     max_snapshots: int = setting(5, IntKind(1), "snapshots kept in the pool (oldest dropped)", _OPPONENTS)
     shaping: float = setting(
@@ -248,7 +240,16 @@ class TrainConfig:
     net_arch: tuple[int, ...] = setting(
         (256, 256),
         IntList(1),
-        "hidden layer sizes of the policy and value networks, comma separated (e.g. 256,256)",
+        "hidden layer sizes of the policy and value networks (with --shared-trunk: of the one trunk both "
+        "read), comma separated (e.g. 256,256)",
+        _PPO,
+    )
+    shared_trunk: bool | None = setting(
+        None,
+        Switch(optional=True),
+        "one network of --net-arch layers that the policy and value heads both read (agents.files.trunk), "
+        "about half the work of two (docs/api.md); sb3 only. --no-shared-trunk: two networks (default: on "
+        "with sb3, off with rllib)",
         _PPO,
     )
     learning_rate: float = setting(3e-4, Float(0, low_open=True), "Adam learning rate, > 0", _PPO)
@@ -365,8 +366,8 @@ def check_config(config: TrainConfig) -> TrainConfig:
     """Every field of ``config`` checked by its rule, then the rules between fields; returns the
     config with the defaults that depend on other fields filled in (``timesteps``: 6,000,000, or
     ``UNBOUNDED_TIMESTEPS`` with ``budget`` alone; ``num_envs``, ``batch_size`` and, with rllib,
-    ``num_env_runners`` and ``envs_per_runner``; ``threads``: the usable cores) and ``checked`` set. A checked
-    config is returned as it is. Raises :class:`OptionError` naming the first bad option."""
+    ``num_env_runners`` and ``envs_per_runner``; ``threads``: the usable cores; ``shared_trunk``: on with sb3)
+    and ``checked`` set. A checked config is returned as it is. Raises :class:`OptionError` naming the bad option."""
     if not isinstance(config, TrainConfig):
         raise ArgumentError(f"config must be a TrainConfig, got {type(config).__name__}")
     if config.checked:
@@ -383,15 +384,15 @@ def check_config(config: TrainConfig) -> TrainConfig:
     timesteps = c.timesteps
     if timesteps is None:  # with --budget alone, the clock ends the run
         timesteps = DEFAULT_TIMESTEPS if c.budget is None else UNBOUNDED_TIMESTEPS
-    games = rules.check_backend(c)
-    batch_size = rules.check_rollout(c, games["num_envs"])
+    filled = {**rules.check_backend(c), "shared_trunk": rules.shared_trunk(c)}
+    batch_size = rules.check_rollout(c, filled["num_envs"])
     rules.check_net_arch_size(c)
     rules.check_pairs(c)
     if sum(w for _, w in c.opponents) <= 0:
         given = " ".join(f"{s}@{w:g}" for s, w in c.opponents)
         raise OptionError("--opponents", f"at least one weight must be > 0, got {given}")
     threads = usable_cores() if c.threads is None else c.threads
-    return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, threads=threads, checked=True, **games)
+    return dataclasses.replace(c, timesteps=timesteps, batch_size=batch_size, threads=threads, checked=True, **filled)
 
 
 #: Every option's documentation: {field: doc} (the help of ``python train.py --help``).

@@ -161,15 +161,23 @@ class _OnOff(argparse.BooleanOptionalAction):
 
 
 class Switch(Kind):
-    """True or False; on the command line ``--x`` (on) or ``--no-x`` (off)."""
+    """True or False; on the command line ``--x`` (on) or ``--no-x`` (off). ``optional``: or None (a
+    default that depends on other fields, which its documentation says)."""
 
     cli = {"action": _OnOff}
 
-    def check(self, option: str, value: Any) -> bool:
-        return check_bool(option, value)
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+
+    def check(self, option: str, value: Any) -> bool | None:
+        if not self.optional:
+            return check_bool(option, value)
+        if value is not None and not isinstance(value, (bool, np.bool_)):
+            raise fail(option, "True, False or None (its default)", value)
+        return None if value is None else bool(value)
 
     def show(self, value: Any) -> str | None:
-        return "on" if value else "off"
+        return None if value is None else "on" if value else "off"
 
 
 def run_name(text: str) -> str:

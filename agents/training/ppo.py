@@ -9,6 +9,7 @@ from aos_env.envs.opponents import OpponentPool
 
 from .budget import Clock
 from .config import TrainConfig
+from .rules import network_shape
 from .schedule import sb3_learning_rate
 
 
@@ -26,6 +27,19 @@ def learner_env(c: TrainConfig, opponents: OpponentPool, seed: int) -> Any:
         shaping=c.shaping,
         truncation_reward=c.truncation_reward,
     )
+
+
+def policy_kwargs(c: TrainConfig) -> dict[str, Any]:
+    """SB3's policy_kwargs for --net-arch: two networks (SB3's MlpPolicy), or with --shared-trunk
+    one trunk that both heads read (``agents.files.trunk``)."""
+    heads, trunk = network_shape(c)
+    if not trunk:
+        return {"net_arch": heads}
+    import torch.nn as nn
+
+    from agents.files.trunk import trunk_policy_kwargs
+
+    return trunk_policy_kwargs(trunk, heads, nn.Tanh)  # MlpPolicy's default activation, as without a trunk
 
 
 def new_ppo(c: TrainConfig, env: Any, seed: int, tensorboard_log: str | None = None, clock: Clock | None = None) -> Any:
@@ -46,7 +60,7 @@ def new_ppo(c: TrainConfig, env: Any, seed: int, tensorboard_log: str | None = N
         ent_coef=c.ent_coef,
         vf_coef=c.vf_coef,
         max_grad_norm=c.max_grad_norm,
-        policy_kwargs={"net_arch": list(c.net_arch)},
+        policy_kwargs=policy_kwargs(c),
         tensorboard_log=tensorboard_log,
         seed=seed,
         device=c.device,

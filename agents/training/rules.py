@@ -36,6 +36,8 @@ class Options(Protocol):
     @property
     def net_arch(self) -> tuple[int, ...]: ...
     @property
+    def shared_trunk(self) -> bool | None: ...
+    @property
     def init(self) -> Path | None: ...
     @property
     def resume(self) -> bool: ...
@@ -87,11 +89,31 @@ def games_option(config: Options) -> str:
     return "--envs-per-runner" if config.backend == "rllib" and config.envs_per_runner is not None else "--num-envs"
 
 
+def shared_trunk(c: Options) -> bool:
+    """--shared-trunk, or its default: on with sb3, off with rllib (whose bot files have two networks)."""
+    return c.backend == "sb3" if c.shared_trunk is None else c.shared_trunk
+
+
+def network_shape(c: Options) -> tuple[dict[str, list[int]], list[int]]:
+    """The network --net-arch and --shared-trunk ask for: (the hidden sizes of the policy's and the
+    value function's own layers, {"pi": [...], "vf": [...]}; the layers of the trunk they share)."""
+    if shared_trunk(c):
+        return {"pi": [], "vf": []}, list(c.net_arch)
+    return {"pi": list(c.net_arch), "vf": list(c.net_arch)}, []
+
+
+def parameters(c: Options) -> int:
+    """The weights and biases of the network --net-arch and --shared-trunk ask for."""
+    from agents.files.model_file import parameter_count
+
+    return parameter_count(*network_shape(c))
+
+
 def check_net_arch_size(c: Options) -> None:
     """Networks that a model file can hold (``agents.files.model_file.MAX_PARAMETERS``)."""
-    from agents.files.model_file import MAX_PARAMETERS, parameter_count
+    from agents.files.model_file import MAX_PARAMETERS
 
-    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
+    params = parameters(c)
     if params > MAX_PARAMETERS:
         arch = ",".join(map(str, c.net_arch))
         raise OptionError(
@@ -114,8 +136,8 @@ def check_limits(c: Options) -> None:
 
 
 def check_pairs(c: Options) -> None:
-    """Options that only go with certain others: --init (a new sb3 run), --device with rllib (Ray
-    assigns the GPU) and --exploiter-every (a league with self-play)."""
+    """Options that only go with certain others: --init (a new sb3 run), --shared-trunk (sb3), --device
+    with rllib (Ray assigns the GPU) and --exploiter-every (a league with self-play)."""
     if c.init is not None:
         if c.resume:
             raise OptionError(
@@ -123,6 +145,8 @@ def check_pairs(c: Options) -> None:
             )
         if c.backend != "sb3":
             raise OptionError("--init", f"is for --backend sb3, got --backend {c.backend}")
+    if c.shared_trunk and c.backend != "sb3":
+        raise OptionError("--shared-trunk", f"is for --backend sb3, got --backend {c.backend}")
     if c.backend == "rllib" and c.device not in ("cpu", "cuda"):
         raise OptionError(
             "--device", f"must be cpu or cuda with --backend rllib (Ray assigns the GPU), got {c.device!r}"

@@ -23,6 +23,7 @@ from aos_env.base.files import write_text
 from aos_env.base.threads import set_threads
 from aos_env.envs.opponents import OpponentPool
 
+from . import rules
 from .config import SELF, OptionError, TrainConfig, check_config
 from .rules import games_option
 from .run_folder import check_not_in_run, check_run_folder, check_spec_not_in_run, check_writable, clear_run
@@ -110,17 +111,15 @@ def prepare(config: TrainConfig) -> Prepared:
 def _check_train_memory(c: TrainConfig) -> None:
     """Networks that fit in memory while training: weights, gradients, Adam's state, the frozen
     copies and the activations."""
-    from agents.files.model_file import parameter_count
-
     assert c.num_envs is not None and c.batch_size is not None  # a checked config has them
-    params = parameter_count({"pi": list(c.net_arch), "vf": list(c.net_arch)})
+    params = rules.parameters(c)
     copies = c.max_snapshots + 2  # the self-play snapshots, the evaluated copy, a snapshot being made
     if c.league and c.exploiter_every:  # the league's exploiters, and one being trained with its own optimiser
         copies += c.max_exploiters + 1 + _TRAIN_BYTES_PER_PARAMETER // _SNAPSHOT_BYTES_PER_PARAMETER
     rows = c.num_envs + c.batch_size  # a rollout step's forward pass, a minibatch's forward and backward
     need = (
         params * (_TRAIN_BYTES_PER_PARAMETER + copies * _SNAPSHOT_BYTES_PER_PARAMETER)
-        + rows * 2 * sum(c.net_arch) * _ACTIVATION_BYTES
+        + rows * (1 if c.shared_trunk else 2) * sum(c.net_arch) * _ACTIVATION_BYTES
     )
     memory = total_memory()
     snapshots = c.max_snapshots * params * _SNAPSHOT_BYTES_PER_PARAMETER

@@ -285,11 +285,15 @@ def test_train_exploiter_starts_from_a_bot_file(tmp_path: Path) -> None:
     other = MaskablePPO("MlpPolicy", LearnerVecEnv(num_envs=4, seed=1), n_steps=4, seed=3, policy_kwargs=net)
     bot = export(other, tmp_path / "start.npz", 2)
     c = check_config(TrainConfig(num_envs=8, n_steps=8, net_arch=(16,), learning_rate=1e-12))
+
+    def first_layer(model) -> np.ndarray:  # the policy's first layer: the shared trunk's (the default) or its own
+        return next(p for n, p in model.policy.named_parameters() if n.endswith("weight")).detach().numpy().T
+
     model = train_exploiter(RandomAgent(seed=0), 64, 0, c, init=bot)
-    got = model.policy.mlp_extractor.policy_net[0].weight.detach().numpy().T
+    got = first_layer(model)
     np.testing.assert_allclose(got, BotNet(bot).policy.weights[0], atol=1e-6)
     fresh = train_exploiter(RandomAgent(seed=0), 64, 0, c)
-    assert not np.allclose(fresh.policy.mlp_extractor.policy_net[0].weight.detach().numpy().T, got, atol=1e-3)
+    assert not np.allclose(first_layer(fresh), got, atol=1e-3)
 
 
 class _FakeRLlibTrainer:

@@ -322,7 +322,7 @@ def test_train_py_options_are_the_config_fields() -> None:
     older = {a for f in config_fields() for a in f.metadata.get("aliases", ())}
     assert older == {"--eval-baselines"}  # the older name of --anchors
     switches = {"--no-" + option_name(f.name)[2:] for f in config_fields() if isinstance(f.metadata["kind"], Switch)}
-    assert switches == {"--no-league"}
+    assert switches == {"--no-league", "--no-shared-trunk"}
     assert options == {option_name(f.name) for f in config_fields()} | older | switches
     text = parser.format_help()
     assert "(default: None)" not in text and "(default: False)" not in text
