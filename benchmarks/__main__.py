@@ -7,7 +7,8 @@ Measures, each as the median of ``--repeats`` runs (the machine is noisy; compar
 - one game at a time: the median time of ``core.step`` and ``core.observe`` (both engines);
 - the PettingZoo AEC env, steps/s, wrapped (``aos_env.env()``) and raw (``aos_env.raw_env()``),
   beside PettingZoo's leduc_holdem_v4 wrapped and raw in the same loop, runs alternating;
-- the training env inside MaskablePPO: env steps/s and the env's share of wall time;
+- the training env inside MaskablePPO: env steps/s and the env's share of wall time, with train.py's
+  shared trunk and with two networks (--no-shared-trunk);
 - the compiled engine's compile cost: a fresh process to its first step, cold and warm;
 - peers: PettingZoo's leduc_holdem_v4, texas_holdem_v4 and connect_four_v3 (AEC, same loop as
   ours) and OpenSpiel's hearts and hanabi (C++).
@@ -156,10 +157,15 @@ def main(argv: list[str] | None = None) -> dict:
         log(f"AEC {name}: {res['aec'][name]['median']:,.0f} steps/s")
     if not args.skip_training:
         res["training"] = training.sb3_env_share(args.train_steps, num_envs=args.train_envs)
-        log(
-            f"MaskablePPO: {res['training']['steps_per_second']:,.0f} env steps/s, "
-            f"env share {res['training']['env_share']:.1%}"
+        # the same run with --no-shared-trunk: the two networks of before, for the ratio
+        res["training_two_networks"] = training.sb3_env_share(
+            args.train_steps, num_envs=args.train_envs, shared_trunk=False
         )
+        for key, what in (("training", "shared trunk"), ("training_two_networks", "two networks")):
+            log(
+                f"MaskablePPO ({what}): {res[key]['steps_per_second']:,.0f} env steps/s, "
+                f"env share {res[key]['env_share']:.1%}"
+            )
     if not args.skip_compile:
         res["compile"] = compile_time.compile_times()
         log(
@@ -210,6 +216,9 @@ def format_table(res: dict) -> str:
             rows.append((f"AEC {name.removeprefix('ours ')}", r["median"], "steps/s"))
     if "training" in res:
         rows.append(("training env inside MaskablePPO", res["training"]["steps_per_second"], "env steps/s"))
+    if "training_two_networks" in res:
+        two = res["training_two_networks"]["steps_per_second"]
+        rows.append(("the same, two networks (--no-shared-trunk)", two, "env steps/s"))
     head = "| ours | figure | " + " | ".join(f"÷ {k}" for k in peers) + " |"
     lines = [head, "|" + "---|" * (2 + len(peers))]
     for name, value, unit in rows:
@@ -240,6 +249,12 @@ def format_table(res: dict) -> str:
     if "training" in res:
         t = res["training"]
         lines.append(f"MaskablePPO ({t['timesteps']:,} steps): the env takes {t['env_share']:.1%} of the wall time.")
+    if "training_two_networks" in res:
+        two = res["training_two_networks"]
+        lines.append(
+            f"With two networks (--no-shared-trunk) the env takes {two['env_share']:.1%}; the shared trunk "
+            f"trains {res['training']['steps_per_second'] / two['steps_per_second']:.2f}x as many steps per second."
+        )
     if "compile" in res:
         c = res["compile"]
         lines.append(

@@ -16,9 +16,10 @@ def train_module():
     return training
 
 
-def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
+def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0, shared_trunk: bool | None = None) -> dict:
     """Train MaskablePPO with train.py's defaults (its checked config and ``new_ppo``; greedy and
-    random opponents) for ``timesteps`` and time the env's part."""
+    random opponents) for ``timesteps`` and time the env's part. ``shared_trunk``: train.py's
+    --shared-trunk (None: its default, on), False for the two networks of before."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from agents import GreedyAgent, RandomAgent
@@ -26,7 +27,7 @@ def sb3_env_share(timesteps: int, num_envs: int = 1024, seed: int = 0) -> dict:
     from aos_env.envs.opponents import OpponentPool
 
     train = train_module()
-    c = train.check_config(train.TrainConfig(num_envs=num_envs, seed=seed))
+    c = train.check_config(train.TrainConfig(num_envs=num_envs, seed=seed, shared_trunk=shared_trunk))
     train.set_threads(c.threads)  # as train.py does: torch's and the engine's threads, by default the usable cores
     pool = OpponentPool({"greedy": (GreedyAgent(), 0.5), "random": (RandomAgent(seed=seed), 0.5)})
     venv = learner_env(c, pool, seed)

@@ -29,6 +29,7 @@ from .best import CHOOSE, EVAL_SEED, FINAL, FINAL_EVAL_SEED, BestModel, anchor_s
 from .budget import STOPPED_BY_SIGNAL, Clock
 from .config import OptionError, TrainConfig
 from .plots import plot_curve
+from .rules import network_shape
 
 RLLIB_CHECKPOINT = "rllib"  # runs/<name>/rllib/: the RLlib checkpoint (--resume)
 BOT_FILE = "bot.npz"  # runs/<name>/bot.npz: the rllib run's policy as a bot file
@@ -167,15 +168,25 @@ def check_run_folder(config: TrainConfig) -> Path | None:
     except (ArgumentError, FileNotFoundError) as e:
         raise OptionError("--resume", str(e)) from None
     try:
-        trained_for = read_meta(model)["num_players"]
+        meta = read_meta(model)
     except ArgumentError:  # an older model without the JSON member: SB3's loader checks it
-        trained_for = None
-    if trained_for is not None and trained_for != config.players:
+        return model
+    if meta["num_players"] is not None and meta["num_players"] != config.players:
         raise OptionError(
             "--players",
-            f"the run in {str(run_dir)!r} trains {trained_for}-player games, got --players {config.players}",
+            f"the run in {str(run_dir)!r} trains {meta['num_players']}-player games, got --players {config.players}",
         )
+    if (meta["net_arch"], meta.get("trunk", [])) != network_shape(config):  # SB3 would go on with the saved one
+        trunk = meta.get("trunk")
+        sizes = _sizes(trunk or meta["net_arch"]["pi"])
+        shape, switch = ("a shared trunk", "--shared-trunk") if trunk else ("two networks", "--no-shared-trunk")
+        why = f"the run in {str(run_dir)!r} trains {shape} of {sizes}: give {switch} --net-arch {sizes}"
+        raise OptionError("--resume", why)
     return model
+
+
+def _sizes(sizes: list[int]) -> str:
+    return ",".join(map(str, sizes))
 
 
 def _inside(path: Path, folder: Path) -> bool:

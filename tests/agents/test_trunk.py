@@ -171,6 +171,15 @@ def test_train_py_with_a_shared_trunk_end_to_end(tmp_path: Path) -> None:
     run = [sys.executable, str(ROOT / "train.py"), "--out", str(tmp_path), *common]
     subprocess.run([*run, "--timesteps", "1000"], check=True, cwd=tmp_path)
     subprocess.run([*run, "--timesteps", "500", "--resume"], check=True, cwd=tmp_path)
+    # resuming with another network is refused before anything is written (SB3 would go on with the saved one)
+    before = (tmp_path / "t" / "summary.json").read_text()
+    other = subprocess.run(
+        [*run, "--no-shared-trunk", "--timesteps", "500", "--resume"], capture_output=True, text=True
+    )
+    err = other.stderr
+    assert other.returncode == 2 and "Traceback" not in err
+    assert "argument --resume: the run in" in err and "trains a shared trunk of 32,16: give --shared-trunk" in err
+    assert (tmp_path / "t" / "summary.json").read_text() == before
     from agents.files.model_file import read_meta
 
     summary = json.loads((tmp_path / "t" / "summary.json").read_text())

@@ -27,7 +27,7 @@ def test_benchmarks_quick_run(tmp_path: Path) -> None:
     assert all(r["step"]["median_us"] > 0 and r["observe"]["median_us"] > 0 for r in res["one_game"].values())
     assert {"ours env", "ours raw_env", "leduc env", "leduc raw_env"} == set(res["aec"])
     assert all(r["median"] > 0 for r in res["aec"].values()) and res["memory_bytes_per_game"] > 0
-    assert 0 < res["training"]["env_share"] < 1
+    assert 0 < res["training"]["env_share"] < 1 and 0 < res["training_two_networks"]["env_share"] < 1
     assert {"pettingzoo leduc_holdem_v4", "pettingzoo connect_four_v3", "openspiel hanabi"} <= set(res["peers"])
     assert (tmp_path / "throughput.png").stat().st_size > 0
     table = (tmp_path / "table.md").read_text()
