@@ -78,6 +78,16 @@ def random_actions(state: core.State, rng: np.random.Generator) -> np.ndarray:
     return scores.argmax(1)
 
 
+def random_positions(players: int, games: int, steps: int, seed: int):
+    """(observations of the players to move, their legal masks) along random play of ``games`` games
+    from ``seed``, one pair per step (the masks copied)."""
+    state = core.init(games, players, seed=seed)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        yield core.observe(state, state.current_player), state.legal_action_mask.copy()
+        core.step(state, random_actions(state, rng))
+
+
 def check_invariants(state: core.State) -> None:
     """What must hold after every step of every game: each kind's copies add up over the zones
     (R1.1), counts, faith (R1.4) and VP in range, a real choice (>= 2 legal actions) in an

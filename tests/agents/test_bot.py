@@ -30,12 +30,9 @@ def tiny_model():
 
 
 def _positions(players: int = 3, games: int = 64, steps: int = 30):
-    state = core.init(games, players, seed=9)
-    rng = np.random.default_rng(0)
-    for _ in range(steps):
-        yield core.observe(state, state.current_player), state.legal_action_mask.copy()
-        m = state.legal_action_mask
-        core.step(state, (rng.random(m.shape) * m).argmax(1))
+    from helpers import random_positions
+
+    return random_positions(players, games, steps, seed=9)
 
 
 @pytest.mark.one_backend

@@ -13,19 +13,15 @@ import numpy as np
 import pytest
 
 from agents import PolicyAgent, make_agent
-from aos_env import core
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDDEN = (32, 16)
 
 
-def _positions(players: int = 2, games: int = 48, steps: int = 25):
-    state = core.init(games, players, seed=4)
-    rng = np.random.default_rng(0)
-    for _ in range(steps):
-        yield core.observe(state, state.current_player), state.legal_action_mask.copy()
-        m = state.legal_action_mask
-        core.step(state, (rng.random(m.shape) * m).argmax(1))
+def _positions():
+    from helpers import random_positions
+
+    return random_positions(players=2, games=48, steps=25, seed=4)
 
 
 def _model(shared: bool, seed: int = 0):
