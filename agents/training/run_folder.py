@@ -176,17 +176,23 @@ def check_run_folder(config: TrainConfig) -> Path | None:
             "--players",
             f"the run in {str(run_dir)!r} trains {meta['num_players']}-player games, got --players {config.players}",
         )
-    if (meta["net_arch"], meta.get("trunk", [])) != network_shape(config):  # SB3 would go on with the saved one
-        trunk = meta.get("trunk")
-        sizes = _sizes(trunk or meta["net_arch"]["pi"])
-        shape, switch = ("a shared trunk", "--shared-trunk") if trunk else ("two networks", "--no-shared-trunk")
-        why = f"the run in {str(run_dir)!r} trains {shape} of {sizes}: give {switch} --net-arch {sizes}"
-        raise OptionError("--resume", why)
     return model
 
 
-def _sizes(sizes: list[int]) -> str:
-    return ",".join(map(str, sizes))
+def saved_network(config: TrainConfig, model: Path) -> dict[str, Any]:
+    """The --net-arch and --shared-trunk of the network a resumed ``model`` holds (SB3's loader goes on
+    with it, whatever the options say), so that the run's summary records it; {} where its file does
+    not say (an older model without the JSON member) or the options already match."""
+    from agents.files.model_file import read_meta
+
+    try:
+        meta = read_meta(model)
+    except ArgumentError:
+        return {}
+    trunk, heads = meta.get("trunk", []), meta["net_arch"]
+    if (heads, trunk) == network_shape(config) or (not trunk and heads["pi"] != heads["vf"]):
+        return {}  # the same network, or two of other sizes, which the options cannot describe
+    return {"net_arch": tuple(trunk or heads["pi"]), "shared_trunk": bool(trunk)}
 
 
 def _inside(path: Path, folder: Path) -> bool:

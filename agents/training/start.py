@@ -5,6 +5,7 @@ the trainer that ``--backend`` names."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import time
@@ -26,7 +27,14 @@ from aos_env.envs.opponents import OpponentPool
 from . import rules
 from .config import SELF, OptionError, TrainConfig, check_config
 from .rules import games_option
-from .run_folder import check_not_in_run, check_run_folder, check_spec_not_in_run, check_writable, clear_run
+from .run_folder import (
+    check_not_in_run,
+    check_run_folder,
+    check_spec_not_in_run,
+    check_writable,
+    clear_run,
+    saved_network,
+)
 from .signals import StopSignal
 
 #: Bytes per network parameter while training: float32 weights, their gradients and Adam's two moments.
@@ -84,6 +92,11 @@ def prepare(config: TrainConfig) -> Prepared:
     run_dir = c.run_dir
     check_writable(run_dir)
     resume_from = check_run_folder(c)
+    saved = saved_network(c, resume_from) if resume_from is not None else {}
+    if saved:
+        shape = "a shared trunk" if saved["shared_trunk"] else "two networks"
+        print(f"note: the run continues with its own network, {shape} of {','.join(map(str, saved['net_arch']))}")
+        c = dataclasses.replace(c, **saved)
     if c.init is not None:
         _check_init(c)
     from agents.files.model_file import check_device
