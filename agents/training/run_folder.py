@@ -129,10 +129,11 @@ def check_writable(run_dir: Path) -> None:
         ) from None
 
 
-def check_run_folder(config: TrainConfig) -> Path | None:
+def check_run_folder(config: TrainConfig) -> tuple[Path | None, dict[str, Any]]:
     """A run folder holding a run is continued (--resume) or replaced (--overwrite), never written
     over by accident; --resume needs a model to continue. Returns the model that an sb3 run
-    resumes from (None for a new run, or rllib's, which resumes from its checkpoint folder)."""
+    resumes from (None for a new run, or rllib's, which resumes from its checkpoint folder) and the
+    options of the network it holds where they differ from ``config``'s (:func:`saved_network`)."""
     from agents.files.model_file import read_meta
     from agents.files.sb3_file import check_sb3_model_file
 
@@ -147,7 +148,7 @@ def check_run_folder(config: TrainConfig) -> Path | None:
             "--overwrite to replace it, or another --name",
         )
     if not config.resume:
-        return None
+        return None, {}
     if config.backend == "rllib":
         if not (run_dir / RLLIB_CHECKPOINT / "rllib_checkpoint.json").is_file():
             raise OptionError(
@@ -155,7 +156,7 @@ def check_run_folder(config: TrainConfig) -> Path | None:
                 f"no RLlib checkpoint to resume at {run_dir / RLLIB_CHECKPOINT} (train a run with "
                 "--backend rllib first, without --resume)",
             )
-        return None
+        return None, {}
     model = newest_model(run_dir)
     if model is None:
         raise OptionError(
@@ -170,25 +171,19 @@ def check_run_folder(config: TrainConfig) -> Path | None:
     try:
         meta = read_meta(model)
     except ArgumentError:  # an older model without the JSON member: SB3's loader checks it
-        return model
+        return model, {}
     if meta["num_players"] is not None and meta["num_players"] != config.players:
         raise OptionError(
             "--players",
             f"the run in {str(run_dir)!r} trains {meta['num_players']}-player games, got --players {config.players}",
         )
-    return model
+    return model, saved_network(config, meta)
 
 
-def saved_network(config: TrainConfig, model: Path) -> dict[str, Any]:
-    """The --net-arch and --shared-trunk of the network a resumed ``model`` holds (SB3's loader goes on
-    with it, whatever the options say), so that the run's summary records it; {} where its file does
-    not say (an older model without the JSON member) or the options already match."""
-    from agents.files.model_file import read_meta
-
-    try:
-        meta = read_meta(model)
-    except ArgumentError:
-        return {}
+def saved_network(config: TrainConfig, meta: dict) -> dict[str, Any]:
+    """The --net-arch and --shared-trunk of the network a resumed model holds (its checked ``meta``;
+    SB3's loader goes on with that network, whatever the options say), so that the run's summary
+    records it; {} where the options already match."""
     trunk, heads = meta.get("trunk", []), meta["net_arch"]
     if (heads, trunk) == network_shape(config) or (not trunk and heads["pi"] != heads["vf"]):
         return {}  # the same network, or two of other sizes, which the options cannot describe

@@ -33,7 +33,6 @@ from .run_folder import (
     check_spec_not_in_run,
     check_writable,
     clear_run,
-    saved_network,
 )
 from .signals import StopSignal
 
@@ -88,15 +87,14 @@ def prepare(config: TrainConfig) -> Prepared:
         check_output_folder("--out", c.out)
     except ArgumentError as e:
         raise OptionError("--out", str(e), whole=True) from None
-    _check_train_memory(c)
     run_dir = c.run_dir
     check_writable(run_dir)
-    resume_from = check_run_folder(c)
-    saved = saved_network(c, resume_from) if resume_from is not None else {}
+    resume_from, saved = check_run_folder(c)
     if saved:
         shape = "a shared trunk" if saved["shared_trunk"] else "two networks"
         print(f"note: the run continues with its own network, {shape} of {','.join(map(str, saved['net_arch']))}")
         c = dataclasses.replace(c, **saved)
+    _check_train_memory(c)  # of the network that trains: a resumed run's own
     if c.init is not None:
         _check_init(c)
     from agents.files.model_file import check_device
