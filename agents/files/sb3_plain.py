@@ -39,8 +39,9 @@ def parameter_count(net_arch: dict[str, list[int]], trunk: list[int] | tuple[int
     shared ``trunk`` (counted once) if there is one."""
     sizes = [core.OBS_DIM, *trunk]
     total = sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+    first = sizes[-1]  # what both heads read: the trunk's last layer, or the observation
     for key, out in (("pi", core.NUM_ACTIONS), ("vf", 1)):
-        sizes = [[core.OBS_DIM, *trunk][-1], *net_arch[key], out]
+        sizes = [first, *net_arch[key], out]
         total += sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
     return total
 
